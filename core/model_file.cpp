@@ -1,0 +1,181 @@
+#include "core/model_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "core/error.h"
+
+namespace kokoro {
+
+namespace {
+
+constexpr uint64_t kPrefixSize = 24;
+
+uint64_t align_up(uint64_t v) { return (v + kModelAlignment - 1) / kModelAlignment * kModelAlignment; }
+
+template <typename T>
+T read_le(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));  // x86-64 only: little-endian host
+  return v;
+}
+
+}  // namespace
+
+std::shared_ptr<const ModelFile> ModelFile::open(const std::string& path, bool check_finite) {
+  auto fail = [&](const std::string& what) { return Error("model file " + path + ": " + what); };
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw fail(std::string("cannot open: ") + std::strerror(errno));
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw fail("not a regular file");
+  }
+  std::shared_ptr<ModelFile> m(new ModelFile());
+  m->path_ = path;
+  m->size_ = static_cast<uint64_t>(st.st_size);
+  if (m->size_ < kPrefixSize) {
+    ::close(fd);
+    throw fail("truncated: " + std::to_string(m->size_) + " bytes is smaller than the 24-byte prefix");
+  }
+  void* p = mmap(nullptr, m->size_, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (p == MAP_FAILED) throw fail(std::string("mmap failed: ") + std::strerror(errno));
+  m->base_ = static_cast<const uint8_t*>(p);
+
+  if (std::memcmp(m->base_, kModelMagic, 8) != 0)
+    throw fail("wrong magic (not a kokoro-rt model; convert checkpoints with kokoro-convert)");
+  const uint32_t version = read_le<uint32_t>(m->base_ + 8);
+  if (version != kModelVersion)
+    throw fail("format version " + std::to_string(version) + ", this build reads version " +
+               std::to_string(kModelVersion));
+  const uint64_t header_len = read_le<uint64_t>(m->base_ + 16);
+  if (header_len > m->size_ - kPrefixSize) throw fail("truncated: header runs past the end of the file");
+  try {
+    m->header_ = nlohmann::json::parse(m->base_ + kPrefixSize, m->base_ + kPrefixSize + header_len);
+    m->config_ = m->header_.at("config");
+    for (const auto& t : m->header_.at("tensors")) {
+      TensorInfo info;
+      info.name = t.at("name").get<std::string>();
+      if (t.at("dtype").get<std::string>() != "f32")
+        throw fail("tensor " + info.name + ": dtype " + t.at("dtype").dump() + " is not supported");
+      info.shape = t.at("shape").get<Shape>();
+      info.offset = t.at("offset").get<uint64_t>();
+      info.nbytes = t.at("nbytes").get<uint64_t>();
+      m->index_[info.name] = m->tensors_.size();
+      m->tensors_.push_back(std::move(info));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw fail(std::string("corrupt header: ") + e.what());
+  }
+  const uint64_t data_start = kPrefixSize + header_len;
+  for (const TensorInfo& t : m->tensors_) {
+    for (int64_t d : t.shape)
+      if (d < 0) throw fail("tensor " + t.name + ": negative dimension in " + shape_to_string(t.shape));
+    if (t.nbytes != static_cast<uint64_t>(shape_numel(t.shape)) * sizeof(float))
+      throw fail("tensor " + t.name + ": " + std::to_string(t.nbytes) + " bytes do not match shape " +
+                 shape_to_string(t.shape));
+    if (t.offset % kModelAlignment != 0 || t.offset < data_start)
+      throw fail("tensor " + t.name + ": misplaced offset " + std::to_string(t.offset));
+    if (t.offset > m->size_ || t.nbytes > m->size_ - t.offset)
+      throw fail("truncated: tensor " + t.name + " ends at byte " + std::to_string(t.offset + t.nbytes) +
+                 " but the file has " + std::to_string(m->size_));
+    if (check_finite) {
+      const float* f = reinterpret_cast<const float*>(m->base_ + t.offset);
+      const int64_t n = shape_numel(t.shape);
+      for (int64_t i = 0; i < n; ++i)
+        if (!std::isfinite(f[i]))
+          throw fail("tensor " + t.name + ": non-finite value at element " + std::to_string(i));
+    }
+  }
+  return m;
+}
+
+ModelFile::~ModelFile() {
+  if (base_) munmap(const_cast<uint8_t*>(base_), size_);
+}
+
+TensorView ModelFile::get(const std::string& name) const {
+  auto it = index_.find(name);
+  if (it == index_.end()) throw Error("model file " + path_ + ": missing tensor " + name);
+  const TensorInfo& t = tensors_[it->second];
+  return TensorView{reinterpret_cast<const float*>(base_ + t.offset), t.shape};
+}
+
+TensorView ModelFile::get(const std::string& name, const Shape& expected) const {
+  TensorView v = get(name);
+  if (v.shape != expected)
+    throw Error("model file " + path_ + ": tensor " + name + " has shape " + shape_to_string(v.shape) +
+                ", expected " + shape_to_string(expected));
+  return v;
+}
+
+void ModelWriter::add(const std::string& name, const Shape& shape, const float* data) {
+  if (has(name)) throw Error("duplicate tensor " + name);
+  const int64_t n = shape_numel(shape);
+  for (int64_t i = 0; i < n; ++i)
+    if (!std::isfinite(data[i])) throw Error("tensor " + name + ": non-finite value at element " + std::to_string(i));
+  names_.push_back(name);
+  shapes_.push_back(shape);
+  data_.emplace_back(data, data + n);
+}
+
+bool ModelWriter::has(const std::string& name) const {
+  for (const auto& n : names_)
+    if (n == name) return true;
+  return false;
+}
+
+void ModelWriter::write(const std::string& path) const {
+  // The header's size depends on the offsets it lists: lay the data out assuming a header of bounded size,
+  // then pad the header JSON with spaces up to that size.
+  nlohmann::json tensors = nlohmann::json::array();
+  for (size_t i = 0; i < names_.size(); ++i)
+    tensors.push_back({{"name", names_[i]}, {"dtype", "f32"}, {"shape", shapes_[i]}, {"offset", 0},
+                       {"nbytes", data_[i].size() * sizeof(float)}});
+  nlohmann::json header = {{"config", config_}, {"tensors", tensors}, {"source", source_},
+                           {"converter", "kokoro-convert 1"}};
+  // Offsets are at most 20 digits; reserve room for every one of them.
+  const uint64_t header_budget = header.dump().size() + 24 * names_.size() + 64;
+  uint64_t offset = align_up(kPrefixSize + header_budget);
+  for (size_t i = 0; i < names_.size(); ++i) {
+    header["tensors"][i]["offset"] = offset;
+    offset = align_up(offset + data_[i].size() * sizeof(float));
+  }
+  std::string text = header.dump();
+  if (text.size() > header_budget) throw Error("internal error: model header exceeds its budget");
+  text.append(header_budget - text.size(), ' ');
+
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw Error("cannot write " + tmp);
+    out.write(kModelMagic, 8);
+    const uint32_t version = kModelVersion, reserved = 0;
+    const uint64_t hlen = text.size();
+    out.write(reinterpret_cast<const char*>(&version), 4);
+    out.write(reinterpret_cast<const char*>(&reserved), 4);
+    out.write(reinterpret_cast<const char*>(&hlen), 8);
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    uint64_t pos = kPrefixSize + text.size();
+    const std::vector<char> zeros(kModelAlignment, 0);
+    for (size_t i = 0; i < names_.size(); ++i) {
+      const uint64_t at = header["tensors"][i]["offset"].get<uint64_t>();
+      out.write(zeros.data(), static_cast<std::streamsize>(at - pos));
+      out.write(reinterpret_cast<const char*>(data_[i].data()),
+                static_cast<std::streamsize>(data_[i].size() * sizeof(float)));
+      pos = at + data_[i].size() * sizeof(float);
+    }
+    if (!out.flush()) throw Error("write failed: " + tmp);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error("cannot rename " + tmp + " to " + path);
+}
+
+}  // namespace kokoro

@@ -1,0 +1,90 @@
+// The engine's model file (".kokoro"): one file per model, read with mmap, no parsing of weights at load.
+//
+//   bytes 0..7    magic "KOKORORT"
+//   bytes 8..11   format version, uint32 little-endian (currently 1)
+//   bytes 12..15  reserved, zero
+//   bytes 16..23  header length H in bytes, uint64 little-endian
+//   bytes 24..    header: UTF-8 JSON {"config": {...}, "tensors": [{"name", "dtype", "shape", "offset",
+//                 "nbytes"}...], "source": "...", "converter": "..."}
+//   then          tensor data; every tensor starts at a 64-byte aligned absolute file offset
+//
+// "config" is the model's config.json (hyper-parameters and phoneme vocab). Tensor names are the official
+// KModel state-dict names (e.g. "decoder.generator.ups.0.weight") with weight norm already folded into
+// ".weight". Only dtype "f32" exists in version 1. docs/model-format.md describes it for other readers.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace kokoro {
+
+inline constexpr char kModelMagic[8] = {'K', 'O', 'K', 'O', 'R', 'O', 'R', 'T'};
+inline constexpr uint32_t kModelVersion = 1;
+inline constexpr uint64_t kModelAlignment = 64;
+
+struct TensorInfo {
+  std::string name;
+  Shape shape;
+  uint64_t offset = 0;  // absolute, in bytes
+  uint64_t nbytes = 0;
+};
+
+class ModelFile {
+ public:
+  // Opens and validates the whole file: magic, version, header JSON, every tensor inside the file, sizes
+  // matching shapes, and (unless check_finite is false) no NaN/Inf in any weight. Throws kokoro::Error
+  // naming the file and the tensor.
+  static std::shared_ptr<const ModelFile> open(const std::string& path, bool check_finite = true);
+  ~ModelFile();
+  ModelFile(const ModelFile&) = delete;
+  ModelFile& operator=(const ModelFile&) = delete;
+
+  const std::string& path() const { return path_; }
+  const nlohmann::json& config() const { return config_; }
+  const nlohmann::json& header() const { return header_; }
+  const std::vector<TensorInfo>& tensors() const { return tensors_; }
+  bool has(const std::string& name) const { return index_.count(name) != 0; }
+  uint64_t file_size() const { return size_; }
+
+  // The named weight, checked against the shape the engine expects; throws naming file and tensor.
+  TensorView get(const std::string& name, const Shape& expected) const;
+  TensorView get(const std::string& name) const;
+
+ private:
+  ModelFile() = default;
+  std::string path_;
+  const uint8_t* base_ = nullptr;
+  uint64_t size_ = 0;
+  nlohmann::json header_;
+  nlohmann::json config_;
+  std::vector<TensorInfo> tensors_;
+  std::map<std::string, size_t> index_;
+};
+
+// Collects named float32 tensors and writes them as a model file.
+class ModelWriter {
+ public:
+  explicit ModelWriter(nlohmann::json config) : config_(std::move(config)) {}
+  void set_source(std::string source) { source_ = std::move(source); }
+  // Copies the data. Rejects duplicate names and non-finite values (naming the tensor).
+  void add(const std::string& name, const Shape& shape, const float* data);
+  void add(const std::string& name, const Tensor& t) { add(name, t.shape(), t.data()); }
+  bool has(const std::string& name) const;
+  size_t size() const { return names_.size(); }
+  // Writes to path + ".tmp" then renames, so a failed conversion never leaves a half file behind.
+  void write(const std::string& path) const;
+
+ private:
+  nlohmann::json config_;
+  std::string source_;
+  std::vector<std::string> names_;
+  std::vector<Shape> shapes_;
+  std::vector<std::vector<float>> data_;
+};
+
+}  // namespace kokoro

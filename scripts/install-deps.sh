@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian packages kokoro-rt builds and tests against. Idempotent: only missing packages are
+# installed, so a second run costs one dpkg query. Runs apt-get as root (or via sudo when available).
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake ninja-build pkg-config git ca-certificates python3 python3-venv
+  libeigen3-dev libfftw3-dev libsamplerate0-dev libspdlog-dev libfmt-dev
+  portaudio19-dev libjack-jackd2-dev jackd2 libasound2-dev libasound2-plugins alsa-utils
+  libespeak-ng-dev espeak-ng-data libsndfile1-dev libcli11-dev nlohmann-json3-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libonnx-dev libprotobuf-dev protobuf-compiler
+  libzip-dev zlib1g-dev sox tmux
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && { echo "install-deps: all ${#PACKAGES[@]} packages present"; exit 0; }
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"

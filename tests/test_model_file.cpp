@@ -1,0 +1,141 @@
+// The model file: a written file reads back bit-exactly, and every kind of damage gives an error that names
+// the file and, where there is one, the tensor.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "core/error.h"
+#include "core/model_file.h"
+#include "tests/test_util.h"
+
+using namespace kokoro;
+
+namespace {
+
+nlohmann::json tiny_config() { return {{"n_token", 4}, {"vocab", {{"a", 1}, {"b", 2}}}}; }
+
+std::string write_tiny(const test::TempDir& dir) {
+  ModelWriter w(tiny_config());
+  std::vector<float> a(6), b(5);
+  for (int i = 0; i < 6; ++i) a[i] = 0.5f * i - 1.0f;
+  for (int i = 0; i < 5; ++i) b[i] = static_cast<float>(i * i);
+  w.add("layer.weight", {2, 3}, a.data());
+  w.add("layer.bias", {5}, b.data());
+  const std::string path = dir.file("tiny.kokoro");
+  w.write(path);
+  return path;
+}
+
+std::string expect_error(const std::string& path) {
+  try {
+    ModelFile::open(path);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no error for " << path;
+  return "";
+}
+
+}  // namespace
+
+TEST(ModelFile, RoundTripsTensorsAndConfig) {
+  test::TempDir dir;
+  const auto m = ModelFile::open(write_tiny(dir));
+  EXPECT_EQ(m->config()["n_token"], 4);
+  EXPECT_EQ(m->config()["vocab"]["b"], 2);
+  ASSERT_EQ(m->tensors().size(), 2u);
+  const TensorView w = m->get("layer.weight", {2, 3});
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(w.data[i], 0.5f * i - 1.0f);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(w.data) % kModelAlignment, 0u);
+  const TensorView b = m->get("layer.bias", {5});
+  EXPECT_EQ(b.data[4], 16.0f);
+  EXPECT_EQ(w.matrix()(1, 2), 1.5f);
+}
+
+TEST(ModelFile, MissingTensorNamesIt) {
+  test::TempDir dir;
+  const auto m = ModelFile::open(write_tiny(dir));
+  try {
+    m->get("decoder.nothing.weight");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("decoder.nothing.weight"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ModelFile, WrongShapeNamesTensorAndShapes) {
+  test::TempDir dir;
+  const auto m = ModelFile::open(write_tiny(dir));
+  try {
+    m->get("layer.weight", {3, 2});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("layer.weight"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("[2, 3]"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("[3, 2]"), std::string::npos) << msg;
+  }
+}
+
+TEST(ModelFile, TruncatedFileIsRejectedAtEveryLength) {
+  test::TempDir dir;
+  const auto bytes = test::read_bytes(write_tiny(dir));
+  // Every prefix must fail cleanly: inside the prefix, inside the header, inside the data.
+  for (size_t len : {size_t{0}, size_t{7}, size_t{23}, size_t{40}, bytes.size() / 2, bytes.size() - 1}) {
+    const std::string path = dir.file("cut.kokoro");
+    test::write_bytes(path, std::vector<char>(bytes.begin(), bytes.begin() + len));
+    const std::string msg = expect_error(path);
+    EXPECT_NE(msg.find(path), std::string::npos) << msg;
+  }
+}
+
+TEST(ModelFile, WrongMagicAndVersion) {
+  test::TempDir dir;
+  auto bytes = test::read_bytes(write_tiny(dir));
+  const std::string path = dir.file("bad.kokoro");
+  auto magic = bytes;
+  magic[0] = 'X';
+  test::write_bytes(path, magic);
+  EXPECT_NE(expect_error(path).find("magic"), std::string::npos);
+  auto version = bytes;
+  version[8] = 9;
+  test::write_bytes(path, version);
+  EXPECT_NE(expect_error(path).find("version"), std::string::npos);
+  auto header = bytes;
+  header[30] = '{';
+  test::write_bytes(path, header);
+  EXPECT_NE(expect_error(path).find("header"), std::string::npos);
+}
+
+TEST(ModelFile, NonFiniteWeightsNameTheTensor) {
+  test::TempDir dir;
+  const std::string path = write_tiny(dir);
+  auto bytes = test::read_bytes(path);
+  const auto m = ModelFile::open(path);
+  uint64_t offset = 0;
+  for (const auto& t : m->tensors())
+    if (t.name == "layer.bias") offset = t.offset;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::memcpy(bytes.data() + offset + 8, &nan, 4);
+  const std::string bad = dir.file("nan.kokoro");
+  test::write_bytes(bad, bytes);
+  const std::string msg = expect_error(bad);
+  EXPECT_NE(msg.find("layer.bias"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("non-finite"), std::string::npos) << msg;
+}
+
+TEST(ModelFile, WriterRejectsNaNAndDuplicates) {
+  ModelWriter w(tiny_config());
+  const float good[2] = {1, 2};
+  const float bad[2] = {1, std::nanf("")};
+  w.add("x", {2}, good);
+  EXPECT_THROW(w.add("x", {2}, good), Error);
+  EXPECT_THROW(w.add("y", {2}, bad), Error);
+}
+
+TEST(ModelFile, MissingFileAndDirectory) {
+  test::TempDir dir;
+  EXPECT_NE(expect_error(dir.file("absent.kokoro")).find("cannot open"), std::string::npos);
+  EXPECT_NE(expect_error(dir.path()).find("regular file"), std::string::npos);
+}
