@@ -51,7 +51,10 @@ VoicePack VoicePack::resolve(const std::string& spec, const std::string& assets_
   std::vector<std::pair<std::string, double>> parts;
   // Split on ',' keeping empty items, so that "a," is reported rather than silently read as "a".
   std::vector<std::string> items(1);
-  for (char c : spec) c == ',' ? items.emplace_back() : items.back().push_back(c);
+  for (char c : spec) {
+    if (c == ',') items.emplace_back();
+    else items.back().push_back(c);
+  }
   for (std::string item : items) {
     item = trim(item);
     if (item.empty()) throw Error("voice spec '" + spec + "': empty voice name");
