@@ -1,0 +1,90 @@
+// kokoro-convert: turns official Kokoro checkpoints into the engine's model file, and voices into packs.
+//
+//   kokoro-convert --onnx kokoro-v1.0.int8.onnx -o models/kokoro-v1_0.kokoro
+//   kokoro-convert --check models/kokoro-v1_0.kokoro
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "apps/kokoro_convert/convert.h"
+#include "apps/kokoro_convert/onnx_import.h"
+#include "core/assets.h"
+#include "core/error.h"
+#include "core/model_file.h"
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+nlohmann::json load_config(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw kokoro::Error("config " + path + ": cannot open");
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw kokoro::Error("config " + path + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"kokoro-convert: convert Kokoro-82M checkpoints into kokoro-rt model files"};
+  std::string onnx_path, check_path, out_path, config_path, assets_dir;
+  bool verbose = false;
+  auto* src = app.add_option("--onnx", onnx_path, "Kokoro ONNX export (fp32 or int8-quantized)")->check(CLI::ExistingFile);
+  app.add_option("--check", check_path, "Validate a converted model file and print a summary")->check(CLI::ExistingFile);
+  app.add_option("-o,--output", out_path, "Output model file (.kokoro)");
+  app.add_option("--config", config_path, "config.json with hyper-parameters and vocab (default: from the assets dir)");
+  app.add_option("--assets", assets_dir, "Assets directory (default: $KOKORO_ASSETS or ../shared/assets)");
+  app.add_flag("-v,--verbose", verbose, "List every tensor and where it came from");
+  src->excludes("--check");
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    if (!check_path.empty()) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const auto m = kokoro::ModelFile::open(check_path);
+      int64_t params = 0;
+      for (const auto& t : m->tensors()) params += kokoro::shape_numel(t.shape);
+      std::printf("%s: OK, %zu tensors, %lld parameters, %.1f MB, source %s, opened+validated in %.1f ms\n",
+                  check_path.c_str(), m->tensors().size(), static_cast<long long>(params),
+                  m->file_size() / 1e6, m->header().value("source", "?").c_str(), 1e3 * seconds_since(t0));
+      return 0;
+    }
+    if (onnx_path.empty()) {
+      std::fprintf(stderr, "kokoro-convert: give --onnx FILE (with -o OUT) or --check FILE; see --help\n");
+      return 2;
+    }
+    if (out_path.empty()) {
+      std::fprintf(stderr, "kokoro-convert: -o/--output is required\n");
+      return 2;
+    }
+    if (config_path.empty()) config_path = kokoro::find_assets_dir(assets_dir) + "/config.json";
+    const nlohmann::json config = load_config(config_path);
+
+    auto t0 = std::chrono::steady_clock::now();
+    kokoro::OnnxImport imp = kokoro::import_kokoro_onnx(onnx_path);
+    std::printf("read %s (%s, opset %lld): %zu tensors recovered (%d dequantized from int8/uint8, %d float) in %.2f s\n",
+                onnx_path.c_str(), imp.producer.c_str(), static_cast<long long>(imp.opset), imp.state.size(),
+                imp.quantized_tensors, imp.float_tensors, seconds_since(t0));
+    if (verbose)
+      for (const auto& n : imp.notes) std::printf("  %s\n", n.c_str());
+    t0 = std::chrono::steady_clock::now();
+    const std::string source = std::filesystem::path(onnx_path).filename().string();
+    const auto r = kokoro::write_engine_model(imp.state, config, source, out_path);
+    std::printf("wrote %s: %zu tensors in %.2f s\n", out_path.c_str(), r.written, seconds_since(t0));
+    for (const auto& n : r.optional_missing) std::printf("  optional, not in source (engine uses its default): %s\n", n.c_str());
+    for (const auto& n : r.dropped) std::printf("  not a KModel parameter, dropped: %s\n", n.c_str());
+    return 0;
+  } catch (const kokoro::Error& e) {
+    std::fprintf(stderr, "kokoro-convert: %s\n", e.what());
+    return 1;
+  }
+}
