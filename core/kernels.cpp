@@ -1,0 +1,177 @@
+#include "core/kernels.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+
+namespace kokoro {
+
+namespace {
+
+using StridedMatrix = Eigen::Map<const RowMatrix, Eigen::Unaligned, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>;
+
+// Tap j of a conv weight [out, in, k] as an [out, in] matrix (no copy; Eigen's GEMM packs it anyway).
+StridedMatrix tap(const TensorView& w, int64_t j) {
+  const int64_t out = w.dim(0), in = w.dim(1), k = w.dim(2);
+  return StridedMatrix(w.data + j, out, in, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>(in * k, k));
+}
+
+void add_bias_columns(Tensor& y, const TensorView* bias) {
+  if (!bias) return;
+  y.matrix().colwise() += bias->vector();
+}
+
+float sigmoid(float v) { return 1.0f / (1.0f + std::exp(-v)); }
+
+}  // namespace
+
+void linear_columns(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y) {
+  if (w.dim(1) != x.dim(0)) throw Error("linear: weight " + shape_to_string(w.shape) + " vs input " + shape_to_string(x.shape()));
+  y.resize({w.dim(0), x.dim(1)});
+  y.matrix().noalias() = w.matrix() * x.matrix();
+  add_bias_columns(y, bias);
+}
+
+void linear_rows(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y) {
+  if (w.dim(1) != x.dim(1)) throw Error("linear: weight " + shape_to_string(w.shape) + " vs input " + shape_to_string(x.shape()));
+  y.resize({x.dim(0), w.dim(0)});
+  y.matrix().noalias() = x.matrix() * w.matrix().transpose();
+  if (bias) y.matrix().rowwise() += bias->vector().transpose();
+}
+
+void conv1d(const Tensor& x, const TensorView& w, const TensorView* bias, int stride, int padding, int dilation,
+            Tensor& y) {
+  const int64_t in = x.dim(0), T = x.dim(1), out = w.dim(0), k = w.dim(2);
+  if (w.dim(1) != in) throw Error("conv1d: weight " + shape_to_string(w.shape) + " vs input " + shape_to_string(x.shape()));
+  const int64_t t_out = (T + 2 * padding - dilation * (k - 1) - 1) / stride + 1;
+  if (t_out <= 0) throw Error("conv1d: input of length " + std::to_string(T) + " is too short");
+  y.resize({out, t_out});
+  auto Y = y.matrix();
+  if (stride == 1) {
+    // One GEMM per tap on a zero-padded copy of x: y += W_j x_pad[:, j*dilation : j*dilation + t_out].
+    RowMatrix xp = RowMatrix::Zero(in, T + 2 * padding);
+    xp.middleCols(padding, T) = x.matrix();
+    Y.noalias() = tap(w, 0) * xp.middleCols(0, t_out);
+    for (int64_t j = 1; j < k; ++j) Y.noalias() += tap(w, j) * xp.middleCols(j * dilation, t_out);
+  } else {
+    // Strided convolutions here have few input channels (F0/N convs, the source noise convs): im2col.
+    RowMatrix cols = RowMatrix::Zero(in * k, t_out);
+    for (int64_t c = 0; c < in; ++c)
+      for (int64_t j = 0; j < k; ++j)
+        for (int64_t t = 0; t < t_out; ++t) {
+          const int64_t s = t * stride + j * dilation - padding;
+          if (s >= 0 && s < T) cols(c * k + j, t) = x.data()[c * T + s];
+        }
+    Y.noalias() = w.matrix() * cols;
+  }
+  add_bias_columns(y, bias);
+}
+
+void conv_transpose1d(const Tensor& x, const TensorView& w, const TensorView* bias, int stride, int padding,
+                      int output_padding, Tensor& y) {
+  const int64_t in = x.dim(0), T = x.dim(1), out = w.dim(1), k = w.dim(2);
+  if (w.dim(0) != in) throw Error("conv_transpose1d: weight " + shape_to_string(w.shape) + " vs input " + shape_to_string(x.shape()));
+  const int64_t t_out = (T - 1) * stride - 2 * padding + k + output_padding;
+  y.resize({out, t_out});
+  y.matrix().setZero();
+  // z[o*k + j, t] = sum_i w[i, o, j] x[i, t], then scatter-add z into y at t*stride + j - padding.
+  const RowMatrix z = w.matrix().transpose() * x.matrix();  // w viewed as [in, out*k]
+  float* Y = y.data();
+  for (int64_t o = 0; o < out; ++o)
+    for (int64_t j = 0; j < k; ++j) {
+      const float* zr = z.data() + (o * k + j) * T;
+      for (int64_t t = 0; t < T; ++t) {
+        const int64_t s = t * stride + j - padding;
+        if (s >= 0 && s < t_out) Y[o * t_out + s] += zr[t];
+      }
+    }
+  add_bias_columns(y, bias);
+}
+
+void conv_transpose1d_depthwise(const Tensor& x, const TensorView& w, const TensorView* bias, int stride,
+                                int padding, int output_padding, Tensor& y) {
+  const int64_t C = x.dim(0), T = x.dim(1), k = w.dim(2);
+  if (w.dim(0) != C || w.dim(1) != 1) throw Error("depthwise conv_transpose1d: weight " + shape_to_string(w.shape));
+  const int64_t t_out = (T - 1) * stride - 2 * padding + k + output_padding;
+  y.resize({C, t_out});
+  y.matrix().setZero();
+  for (int64_t c = 0; c < C; ++c) {
+    const float* xr = x.data() + c * T;
+    float* yr = y.data() + c * t_out;
+    for (int64_t t = 0; t < T; ++t)
+      for (int64_t j = 0; j < k; ++j) {
+        const int64_t s = t * stride + j - padding;
+        if (s >= 0 && s < t_out) yr[s] += w.data[c * k + j] * xr[t];
+      }
+  }
+  add_bias_columns(y, bias);
+}
+
+void layer_norm_channels(Tensor& x, const float* gamma, const float* beta, float eps) {
+  const int64_t C = x.dim(0), T = x.dim(1);
+  auto X = x.matrix();
+  Eigen::RowVectorXf mean = X.colwise().mean();
+  X.rowwise() -= mean;
+  Eigen::RowVectorXf inv = ((X.array().square().colwise().sum() / static_cast<float>(C)) + eps).rsqrt();
+  X.array().rowwise() *= inv.array();
+  if (gamma)
+    for (int64_t c = 0; c < C; ++c) X.row(c).array() = X.row(c).array() * gamma[c] + beta[c];
+  (void)T;
+}
+
+void layer_norm_rows(Tensor& x, const float* gamma, const float* beta, float eps) {
+  const int64_t T = x.dim(0), C = x.dim(1);
+  for (int64_t t = 0; t < T; ++t) {
+    Eigen::Map<Eigen::RowVectorXf> r(x.data() + t * C, C);
+    const float mean = r.mean();
+    r.array() -= mean;
+    const float inv = 1.0f / std::sqrt(r.squaredNorm() / static_cast<float>(C) + eps);
+    r *= inv;
+    if (gamma)
+      for (int64_t c = 0; c < C; ++c) r[c] = r[c] * gamma[c] + beta[c];
+  }
+}
+
+void adain(Tensor& x, const float* gamma, const float* beta, float eps) {
+  const int64_t C = x.dim(0), T = x.dim(1);
+  for (int64_t c = 0; c < C; ++c) {
+    Eigen::Map<Eigen::RowVectorXf> r(x.data() + c * T, T);
+    const float mean = r.mean();
+    r.array() -= mean;
+    const float inv = 1.0f / std::sqrt(r.squaredNorm() / static_cast<float>(T) + eps);
+    r.array() = r.array() * ((1.0f + gamma[c]) * inv) + beta[c];
+  }
+}
+
+void leaky_relu(Tensor& x, float slope) {
+  float* p = x.data();
+  for (int64_t i = 0; i < x.numel(); ++i) p[i] = p[i] >= 0 ? p[i] : p[i] * slope;
+}
+
+void bilstm(const Tensor& x, const LstmWeights& fwd, const LstmWeights& bwd, Tensor& y) {
+  const int64_t T = x.dim(0), H = fwd.w_hh.dim(1);
+  y.resize({T, 2 * H});
+  for (int dir = 0; dir < 2; ++dir) {
+    const LstmWeights& w = dir == 0 ? fwd : bwd;
+    if (w.w_ih.dim(1) != x.dim(1)) throw Error("lstm: weight " + shape_to_string(w.w_ih.shape) + " vs input " + shape_to_string(x.shape()));
+    // Input projections for all steps at once: G [T, 4H]; only the recurrence is per step.
+    RowMatrix G = x.matrix() * w.w_ih.matrix().transpose();
+    G.rowwise() += (w.b_ih.vector() + w.b_hh.vector()).transpose();
+    Eigen::VectorXf h = Eigen::VectorXf::Zero(H), c = Eigen::VectorXf::Zero(H), g(4 * H);
+    const auto Whh = w.w_hh.matrix();
+    for (int64_t s = 0; s < T; ++s) {
+      const int64_t t = dir == 0 ? s : T - 1 - s;
+      g.noalias() = Whh * h;
+      g += G.row(t).transpose();
+      for (int64_t u = 0; u < H; ++u) {
+        const float i = sigmoid(g[u]), f = sigmoid(g[H + u]), gg = std::tanh(g[2 * H + u]), o = sigmoid(g[3 * H + u]);
+        c[u] = f * c[u] + i * gg;
+        h[u] = o * std::tanh(c[u]);
+      }
+      std::copy(h.data(), h.data() + H, y.data() + t * 2 * H + dir * H);
+    }
+  }
+}
+
+}  // namespace kokoro

@@ -1,0 +1,44 @@
+// Numeric kernels shared by the acoustic model and the vocoder. Activations are [channels, time] row-major
+// (PyTorch NCT without N); weights come in PyTorch's layouts. Every kernel is GEMM-shaped through Eigen
+// where the work is large, and writes into a caller-owned output so that buffers can be reused.
+#pragma once
+#include "core/tensor.h"
+
+namespace kokoro {
+
+// y[out, T] = W[out, in] x[in, T] + b[out]  (torch.nn.Linear applied to every column)
+void linear_columns(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y);
+// y[T, out] = x[T, in] W[out, in]^T + b[out]  (torch.nn.Linear on rows, as in ALBERT)
+void linear_rows(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y);
+
+// torch.nn.functional.conv1d with groups=1: x [in, T], w [out, in, k] -> y [out, T_out] with
+// T_out = (T + 2*padding - dilation*(k-1) - 1) / stride + 1. Zero padding.
+void conv1d(const Tensor& x, const TensorView& w, const TensorView* bias, int stride, int padding, int dilation,
+            Tensor& y);
+// torch.nn.functional.conv_transpose1d with groups=1: x [in, T], w [in, out, k] -> y [out, T_out] with
+// T_out = (T-1)*stride - 2*padding + k + output_padding.
+void conv_transpose1d(const Tensor& x, const TensorView& w, const TensorView* bias, int stride, int padding,
+                      int output_padding, Tensor& y);
+// Depthwise conv_transpose1d (groups == channels): x [C, T], w [C, 1, k].
+void conv_transpose1d_depthwise(const Tensor& x, const TensorView& w, const TensorView* bias, int stride,
+                                int padding, int output_padding, Tensor& y);
+
+// Layer norm over the channel axis of x [C, T] (each column normalised), optional gamma/beta [C].
+void layer_norm_channels(Tensor& x, const float* gamma, const float* beta, float eps);
+// Layer norm over the last axis of x [T, C] (each row normalised), as torch.nn.LayerNorm on [T, C].
+void layer_norm_rows(Tensor& x, const float* gamma, const float* beta, float eps);
+// Instance norm of x [C, T] over time (biased variance, as torch.nn.InstanceNorm1d), then
+// y = (1 + gamma[c]) * x_hat + beta[c] (AdaIN1d), with gamma/beta of length C. In place.
+void adain(Tensor& x, const float* gamma, const float* beta, float eps = 1e-5f);
+
+void leaky_relu(Tensor& x, float slope);
+
+// Bidirectional single-layer LSTM over the true length of x [T, in] (no padding, as pack_padded_sequence
+// with the full length): returns y [T, 2H] = [forward | backward]. Weights in torch layout/gate order
+// (i, f, g, o): w_ih [4H, in], w_hh [4H, H], biases [4H]; `reverse` ones for the backward direction.
+struct LstmWeights {
+  TensorView w_ih, w_hh, b_ih, b_hh;
+};
+void bilstm(const Tensor& x, const LstmWeights& fwd, const LstmWeights& bwd, Tensor& y);
+
+}  // namespace kokoro
