@@ -144,6 +144,17 @@ void adain(Tensor& x, const float* gamma, const float* beta, float eps) {
   }
 }
 
+void instance_norm_affine(Tensor& x, const float* scale, const float* shift, float eps) {
+  const int64_t C = x.dim(0), T = x.dim(1);
+  for (int64_t c = 0; c < C; ++c) {
+    Eigen::Map<Eigen::RowVectorXf> r(x.data() + c * T, T);
+    const float mean = r.mean();
+    r.array() -= mean;
+    const float inv = 1.0f / std::sqrt(r.squaredNorm() / static_cast<float>(T) + eps);
+    r.array() = r.array() * (scale[c] * inv) + shift[c];
+  }
+}
+
 void leaky_relu(Tensor& x, float slope) {
   float* p = x.data();
   for (int64_t i = 0; i < x.numel(); ++i) p[i] = p[i] >= 0 ? p[i] : p[i] * slope;

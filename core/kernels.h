@@ -30,6 +30,8 @@ void layer_norm_rows(Tensor& x, const float* gamma, const float* beta, float eps
 // Instance norm of x [C, T] over time (biased variance, as torch.nn.InstanceNorm1d), then
 // y = (1 + gamma[c]) * x_hat + beta[c] (AdaIN1d), with gamma/beta of length C. In place.
 void adain(Tensor& x, const float* gamma, const float* beta, float eps = 1e-5f);
+// Instance norm of x [C, T] over time followed by y = x_hat * scale[c] + shift[c]. In place.
+void instance_norm_affine(Tensor& x, const float* scale, const float* shift, float eps = 1e-5f);
 
 void leaky_relu(Tensor& x, float slope);
 
