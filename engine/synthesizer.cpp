@@ -1,0 +1,44 @@
+#include "engine/synthesizer.h"
+
+#include "core/error.h"
+
+namespace kokoro {
+
+Synthesizer::Synthesizer(std::shared_ptr<const ModelFile> model)
+    : model_(model), acoustic_(model), decoder_(model) {}
+
+Synthesizer Synthesizer::open(const std::string& model_path) { return Synthesizer(ModelFile::open(model_path)); }
+
+SynthesisResult Synthesizer::synthesize(const std::vector<int64_t>& ids, const VoicePack& voice, float speed,
+                                        int64_t n_phonemes, NoiseSource* noise, const Trace* trace) const {
+  if (ids.empty()) throw Error("nothing to synthesize: no phoneme tokens");
+  return synthesize_with_style(ids, voice.style_for(static_cast<int>(n_phonemes)), speed, noise, trace);
+}
+
+SynthesisResult Synthesizer::synthesize_with_style(const std::vector<int64_t>& ids, const float* style, float speed,
+                                                   NoiseSource* noise, const Trace* trace) const {
+  std::vector<int64_t> with_bounds;
+  with_bounds.reserve(ids.size() + 2);
+  with_bounds.push_back(0);
+  with_bounds.insert(with_bounds.end(), ids.begin(), ids.end());
+  with_bounds.push_back(0);
+  AlignedFeatures feats;
+  acoustic_.forward(with_bounds, style, speed, feats, trace);
+  SeededNoise default_noise;
+  Tensor audio;
+  decoder_.forward(feats.asr, feats.f0, feats.n, style, noise ? *noise : default_noise, audio, trace);
+
+  SynthesisResult r;
+  r.audio.assign(audio.data(), audio.data() + audio.numel());
+  r.durations = feats.durations;
+  int64_t frame = feats.durations.front();
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const int64_t d = feats.durations[i + 1];
+    r.timings.push_back({static_cast<int64_t>(i), frame * double(kSamplesPerFrame) / kSampleRate,
+                         (frame + d) * double(kSamplesPerFrame) / kSampleRate});
+    frame += d;
+  }
+  return r;
+}
+
+}  // namespace kokoro

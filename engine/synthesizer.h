@@ -1,0 +1,56 @@
+// The offline (exact) engine: phoneme token ids + voice + speed -> 24 kHz audio, durations and timings.
+// It is KModel.forward_with_tokens: the acoustic model produces frame-aligned features, the decoder turns
+// them into audio. The streaming engine (engine/stream_*) reuses both stages with the same semantics.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "acoustic/acoustic_model.h"
+#include "core/model_file.h"
+#include "core/trace.h"
+#include "core/voice.h"
+#include "vocoder/decoder.h"
+
+namespace kokoro {
+
+inline constexpr int kSampleRate = 24000;
+inline constexpr int kSamplesPerFrame = 600;  // one duration unit: 25 ms at 24 kHz
+
+struct TokenTiming {
+  int64_t token_index;  // index into the ids passed in (without boundary tokens)
+  double start_s, end_s;
+};
+
+struct SynthesisResult {
+  std::vector<float> audio;                // mono, 24 kHz
+  std::vector<int64_t> durations;          // frames per token, including both boundary tokens
+  std::vector<TokenTiming> timings;        // one per phoneme token
+  double seconds() const { return static_cast<double>(audio.size()) / kSampleRate; }
+};
+
+class Synthesizer {
+ public:
+  explicit Synthesizer(std::shared_ptr<const ModelFile> model);
+  static Synthesizer open(const std::string& model_path);
+
+  // ids: phoneme token ids WITHOUT the boundary tokens (the engine adds them). n_phonemes: the length of
+  // the phoneme string the ids came from (code points, before vocab filtering), which picks the style
+  // row pack[n_phonemes - 1] as KPipeline does; pass ids.size() when they are the same.
+  SynthesisResult synthesize(const std::vector<int64_t>& ids, const VoicePack& voice, float speed,
+                             int64_t n_phonemes, NoiseSource* noise = nullptr, const Trace* trace = nullptr) const;
+  // Same with an explicit 256-float style row (ref_s).
+  SynthesisResult synthesize_with_style(const std::vector<int64_t>& ids, const float* style, float speed,
+                                        NoiseSource* noise = nullptr, const Trace* trace = nullptr) const;
+
+  const AcousticModel& acoustic() const { return acoustic_; }
+  const Decoder& decoder() const { return decoder_; }
+  const ModelFile& model() const { return *model_; }
+
+ private:
+  std::shared_ptr<const ModelFile> model_;
+  AcousticModel acoustic_;
+  Decoder decoder_;
+};
+
+}  // namespace kokoro
