@@ -1,0 +1,363 @@
+// Helpers for the tests that drive real audio back-ends: a private jackd (dummy driver) per test, a JACK
+// capture client that records what reaches its ports, an ALSA configuration whose devices are the null
+// PCM and the file plugin, a watchdog that turns a hang into a loud failure, and signal checks.
+#pragma once
+#include <gtest/gtest.h>
+#include <jack/jack.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iterator>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "realtime/audio_sink.h"
+#include "realtime/jack_sink.h"
+#include "realtime/resampler.h"
+#include "ringbuffer/spsc_ring.h"
+#include "test_util.h"
+
+extern char** environ;
+
+namespace kokoro::test {
+
+// Aborts the process (failing the test loudly) if not disarmed within `seconds`: a hang must never look
+// like a slow pass, and ctest's own timeout is much longer.
+class Watchdog {
+ public:
+  Watchdog(double seconds, std::string what) : what_(std::move(what)) {
+    thread_ = std::thread([this, seconds] {
+      std::unique_lock<std::mutex> lock(m_);
+      if (!cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return done_; })) {
+        std::fprintf(stderr, "WATCHDOG: %s did not finish within %.1f s\n", what_.c_str(), seconds);
+        std::fflush(stderr);
+        std::abort();
+      }
+    });
+  }
+  ~Watchdog() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  std::string what_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+// `jackd -n kokoro-test-<slot> -d dummy -r <rate> -p <period>` as a child process. Sets JACK_DEFAULT_SERVER
+// so that clients of this process (ours and PortAudio's) find it, and JACK_NO_START_SERVER so nothing starts
+// another server by accident.
+//
+// Why slots: JACK2 keeps at most 8 servers in a per-user registry in /dev/shm and reclaims the entry of a
+// dead server only when a server of the same name starts again. Unique names per run would fill the registry
+// with the entries of servers we kill on purpose. So names come from 4 slots, each held through an flock on
+// /tmp/kokoro-jack-test-<slot>.lock for the server's lifetime (released by the kernel if the test dies):
+// concurrent test processes never share a name, and a slot's stale entry is reclaimed by its next user.
+class JackTestServer {
+ public:
+  static constexpr int kSlots = 4;
+
+  explicit JackTestServer(int rate = 48000, int period = 256) {
+    acquire_slot();
+    name_ = "kokoro-test-" + std::to_string(slot_);
+    log_path_ = dir_.file("jackd.log");
+    ::setenv("JACK_DEFAULT_SERVER", name_.c_str(), 1);
+    ::setenv("JACK_NO_START_SERVER", "1", 1);
+    route_libjack_messages_to_spdlog();
+
+    const std::string r = std::to_string(rate), p = std::to_string(period);
+    std::vector<std::string> args = {"jackd", "-n", name_, "-d", "dummy", "-r", r, "-p", p};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    const int err = posix_spawnp(&pid_, "jackd", &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (err != 0) {
+      release_slot();
+      throw std::runtime_error("cannot start jackd (is Debian's jackd2 installed?): " + std::string(strerror(err)));
+    }
+    try {
+      wait_until_ready();
+    } catch (...) {
+      stop();
+      release_slot();
+      throw;
+    }
+  }
+  ~JackTestServer() {
+    stop();
+    release_slot();
+  }
+  JackTestServer(const JackTestServer&) = delete;
+  JackTestServer& operator=(const JackTestServer&) = delete;
+
+  const std::string& name() const { return name_; }
+  pid_t pid() const { return pid_; }
+  void kill(int sig) { ::kill(pid_, sig); }
+  // Reaps the server; true if it exited within `seconds`.
+  bool wait_exit(double seconds) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < deadline) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  }
+  std::string log() const {
+    std::ifstream in(log_path_);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+
+ private:
+  void stop() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGTERM);
+    if (!wait_exit(5.0)) {
+      ::kill(pid_, SIGKILL);
+      wait_exit(5.0);
+    }
+  }
+  void acquire_slot() {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    for (;;) {
+      for (int slot = 0; slot < kSlots; ++slot) {
+        const std::string path = "/tmp/kokoro-jack-test-" + std::to_string(slot) + ".lock";
+        const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        if (fd < 0) continue;
+        if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+          slot_ = slot;
+          lock_fd_ = fd;
+          return;
+        }
+        ::close(fd);
+      }
+      if (std::chrono::steady_clock::now() > deadline)
+        throw std::runtime_error("all " + std::to_string(kSlots) + " JACK test server slots stayed busy for 120 s");
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  void release_slot() {
+    if (lock_fd_ >= 0) ::close(lock_fd_);  // closing drops the flock
+    lock_fd_ = -1;
+  }
+  void wait_until_ready() {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+    while (std::chrono::steady_clock::now() < deadline) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        throw std::runtime_error("jackd exited during start-up:\n" + log());
+      }
+      jack_status_t st{};
+      jack_client_t* probe = jack_client_open("kokoro-probe", static_cast<jack_options_t>(JackNoStartServer | JackServerName),
+                                              &st, name_.c_str());
+      if (probe) {
+        jack_client_close(probe);
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    throw std::runtime_error("jackd did not become ready within 15 s:\n" + log());
+  }
+
+  TempDir dir_;
+  std::string name_;
+  std::string log_path_;
+  pid_t pid_ = -1;
+  int slot_ = -1;
+  int lock_fd_ = -1;
+};
+
+// A JACK client with `channels` input ports whose process callback copies every period into a lock-free
+// ring per channel (so it never blocks); the test thread collects the audio with collect().
+class JackCapture {
+ public:
+  explicit JackCapture(const std::string& server, int channels = 1, const std::string& name = "kokoro-capture") {
+    jack_status_t st{};
+    client_ = jack_client_open(name.c_str(), static_cast<jack_options_t>(JackNoStartServer | JackServerName), &st, server.c_str());
+    if (!client_) throw std::runtime_error("capture client: cannot open on server " + server);
+    for (int c = 0; c < channels; ++c) {
+      const std::string port = "in_" + std::to_string(c + 1);
+      ports_.push_back(jack_port_register(client_, port.c_str(), JACK_DEFAULT_AUDIO_TYPE, JackPortIsInput, 0));
+      rings_.push_back(std::make_unique<SpscRing<float>>(std::size_t{1} << 22));  // 87 s at 48 kHz
+      captured_.emplace_back();
+    }
+    jack_set_process_callback(client_, &JackCapture::process, this);
+    jack_set_xrun_callback(client_, &JackCapture::xrun, this);
+    if (jack_activate(client_)) throw std::runtime_error("capture client: cannot activate");
+  }
+  ~JackCapture() {
+    if (client_) jack_client_close(client_);
+  }
+
+  jack_client_t* client() const { return client_; }
+  std::string port(int channel) const { return jack_port_name(ports_.at(channel - 1)); }
+  bool connect(const std::string& source, int channel) {
+    return jack_connect(client_, source.c_str(), port(channel).c_str()) == 0;
+  }
+  // Moves what the callback captured so far into captured(channel).
+  void collect() {
+    std::vector<float> chunk(1 << 16);
+    for (std::size_t c = 0; c < rings_.size(); ++c)
+      while (std::size_t n = rings_[c]->read(chunk.data(), chunk.size())) captured_[c].insert(captured_[c].end(), chunk.begin(), chunk.begin() + n);
+  }
+  const std::vector<float>& captured(int channel) const { return captured_.at(channel - 1); }
+  uint64_t xruns() const { return xruns_.load(); }
+  uint64_t overflows() const { return overflows_.load(); }
+
+ private:
+  static int process(jack_nframes_t n, void* arg) {
+    auto* self = static_cast<JackCapture*>(arg);
+    for (std::size_t c = 0; c < self->ports_.size(); ++c) {
+      const auto* in = static_cast<const float*>(jack_port_get_buffer(self->ports_[c], n));
+      if (self->rings_[c]->write(in, n) != n) self->overflows_.fetch_add(1);
+    }
+    return 0;
+  }
+  static int xrun(void* arg) {
+    static_cast<JackCapture*>(arg)->xruns_.fetch_add(1);
+    return 0;
+  }
+
+  jack_client_t* client_ = nullptr;
+  std::vector<jack_port_t*> ports_;
+  std::vector<std::unique_ptr<SpscRing<float>>> rings_;
+  std::vector<std::vector<float>> captured_;
+  std::atomic<uint64_t> xruns_{0};
+  std::atomic<uint64_t> overflows_{0};
+};
+
+// An ALSA configuration in a private HOME: "default" is the null PCM (discards audio), "kokoro_file" is the
+// file plugin writing raw samples to <dir>/alsa-out.raw in front of the null PCM. ALSA reads ~/.asoundrc
+// once per process, so this must run before the first PortAudio/ALSA call; the user's HOME is untouched.
+class AlsaNullConfig {
+ public:
+  AlsaNullConfig() {
+    raw_path_ = dir_.file("alsa-out.raw");
+    std::ofstream rc(dir_.file(".asoundrc"));
+    rc << "pcm.!default { type plug slave.pcm \"null\" }\n"
+       << "pcm.kokoro_file { type file slave.pcm \"null\" file \"" << raw_path_ << "\" format \"raw\" }\n";
+    rc.close();
+    ::setenv("HOME", dir_.path().c_str(), 1);
+    ::setenv("JACK_NO_START_SERVER", "1", 1);
+  }
+  const std::string& raw_path() const { return raw_path_; }
+  std::vector<float> read_raw() const {
+    std::ifstream in(raw_path_, std::ios::binary);
+    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<float> v(bytes.size() / sizeof(float));
+    std::memcpy(v.data(), bytes.data(), v.size() * sizeof(float));
+    return v;
+  }
+
+ private:
+  TempDir dir_;
+  std::string raw_path_;
+};
+
+// ---- signals
+
+inline std::vector<float> sine_wave(double freq, double rate, std::size_t n, double amp = 0.5) {
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<float>(amp * std::sin(2 * M_PI * freq * i / rate));
+  return v;
+}
+
+// What a device sink plays for `input`: the same libsamplerate conversion in one go (the unit tests show
+// chunked conversion is sample-identical).
+inline std::vector<float> expected_output(const std::vector<float>& input, int in_rate, int out_rate, ResampleQuality q) {
+  StreamResampler r(in_rate, out_rate, q);
+  std::vector<float> out;
+  r.process(input.data(), input.size(), out);
+  r.finish(out);
+  return out;
+}
+
+inline std::size_t first_above(const std::vector<float>& v, float threshold, std::size_t from = 0) {
+  for (std::size_t i = from; i < v.size(); ++i)
+    if (std::fabs(v[i]) > threshold) return i;
+  return v.size();
+}
+
+struct Match {
+  bool found = false;
+  std::size_t offset = 0;       // where expected[0] sits in the capture
+  std::size_t mismatches = 0;   // samples differing by more than 1e-7
+  std::size_t compared = 0;
+};
+
+// Aligns `expected` to `captured` by their first clearly non-zero samples and compares sample by sample.
+inline Match match_signal(const std::vector<float>& captured, const std::vector<float>& expected, std::size_t from = 0) {
+  Match m;
+  const std::size_t e0 = first_above(expected, 1e-4f);
+  const std::size_t c0 = first_above(captured, 1e-4f, from);
+  if (e0 == expected.size() || c0 == captured.size() || c0 < e0) return m;
+  m.offset = c0 - e0;
+  m.found = true;
+  for (std::size_t k = 0; k < expected.size(); ++k) {
+    if (m.offset + k >= captured.size()) {
+      m.mismatches += expected.size() - k;
+      break;
+    }
+    ++m.compared;
+    if (std::fabs(captured[m.offset + k] - expected[k]) > 1e-7f) ++m.mismatches;
+  }
+  return m;
+}
+
+inline double rms(const float* v, std::size_t n) {
+  double e = 0;
+  for (std::size_t i = 0; i < n; ++i) e += double(v[i]) * v[i];
+  return n ? std::sqrt(e / n) : 0.0;
+}
+
+// Frequency from rising zero crossings (with linear interpolation) over v[0, n).
+inline double zero_crossing_frequency(const float* v, std::size_t n, double rate) {
+  double first = -1, last = -1;
+  int count = 0;
+  for (std::size_t i = 1; i < n; ++i)
+    if (v[i - 1] < 0 && v[i] >= 0) {
+      const double t = (i - 1) + v[i - 1] / (v[i - 1] - v[i]);
+      if (first < 0) first = t;
+      last = t;
+      ++count;
+    }
+  return count > 1 ? (count - 1) * rate / (last - first) : 0.0;
+}
+
+}  // namespace kokoro::test
