@@ -1,0 +1,54 @@
+#include "vocoder/snake_resblock.h"
+
+#include "core/error.h"
+#include "core/kernels.h"
+
+namespace kokoro {
+
+void snake(Tensor& x, const float* alpha) {
+  const int64_t C = x.dim(0), T = x.dim(1);
+  for (int64_t c = 0; c < C; ++c) {
+    Eigen::Map<Eigen::ArrayXf> r(x.data() + c * T, T);
+    const float a = alpha[c], inv_a = 1.0f / a;  // the reference computes (1 / a) as a tensor first
+    r += inv_a * (a * r).sin().square();
+  }
+}
+
+SnakeResBlock::SnakeResBlock(const ModelFile& model, const std::string& prefix, int64_t channels,
+                             int64_t kernel_size, const std::vector<int>& dilations, int64_t style_dim)
+    : channels_(channels), kernel_size_(kernel_size) {
+  for (size_t i = 0; i < dilations.size(); ++i) {
+    const std::string n = std::to_string(i);
+    units_.push_back(Unit{
+        AdaIN1d(model, prefix + ".adain1." + n, channels, style_dim),
+        AdaIN1d(model, prefix + ".adain2." + n, channels, style_dim),
+        model.get(prefix + ".alpha1." + n, {1, channels, 1}),
+        model.get(prefix + ".alpha2." + n, {1, channels, 1}),
+        model.get(prefix + ".convs1." + n + ".weight", {channels, channels, kernel_size}),
+        model.get(prefix + ".convs1." + n + ".bias", {channels}),
+        model.get(prefix + ".convs2." + n + ".weight", {channels, channels, kernel_size}),
+        model.get(prefix + ".convs2." + n + ".bias", {channels}),
+        dilations[i],
+    });
+  }
+}
+
+void SnakeResBlock::forward(const Tensor& x, const float* style, Tensor& out) const {
+  if (x.rank() != 2 || x.dim(0) != channels_)
+    throw Error("SnakeResBlock: expected [" + std::to_string(channels_) + ", T], got " + shape_to_string(x.shape()));
+  out = x;
+  Tensor t, c;
+  for (const Unit& u : units_) {
+    t = out;
+    u.adain1.apply(t, style);
+    snake(t, u.alpha1.data);
+    // get_padding(k, d) = (k*d - d) / 2 keeps the length.
+    conv1d(t, u.conv1_w, &u.conv1_b, 1, static_cast<int>((kernel_size_ * u.dilation - u.dilation) / 2), u.dilation, c);
+    u.adain2.apply(c, style);
+    snake(c, u.alpha2.data);
+    conv1d(c, u.conv2_w, &u.conv2_b, 1, static_cast<int>((kernel_size_ - 1) / 2), 1, t);
+    out.matrix() += t.matrix();
+  }
+}
+
+}  // namespace kokoro
