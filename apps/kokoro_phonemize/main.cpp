@@ -1,0 +1,59 @@
+// kokoro-phonemize: prints the Kokoro phoneme string of each segment of a text, one per line.
+//
+//   kokoro-phonemize "Dr. Smith paid $5."        # text from the arguments
+//   echo "Hello world" | kokoro-phonemize         # or from standard input
+//   kokoro-phonemize -l en-gb --words "Hello"     # also show each word's text -> phonemes
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "frontend/frontend.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"Print the Kokoro phonemes of each segment of a text, one segment per line"};
+  std::vector<std::string> words;
+  kokoro::FrontendOptions opt;
+  bool show_words = false, show_text = false, verbose = false;
+  app.add_option("text", words, "Text to phonemize (default: read standard input)");
+  app.add_option("-l,--language", opt.language, "en-us, en-gb, es, fr-fr, hi, it or pt-br")
+      ->capture_default_str();
+  app.add_option("--assets", opt.assets_dir, "Assets directory (config.json, lexicons/)");
+  app.add_option("--first-words", opt.first_segment_max_words,
+                 "Streaming: at most this many words in the first segment (0: no limit)");
+  app.add_option("--max-phonemes", opt.max_phonemes, "Longest segment in phonemes")->capture_default_str();
+  app.add_flag("--no-espeak", [&](int64_t) { opt.espeak_fallback = false; },
+               "Leave English words the lexicons do not know silent instead of asking espeak-ng");
+  app.add_flag("--text", show_text, "Print each segment's source text before its phonemes");
+  app.add_flag("--words", show_words, "After each segment, print its words as text<TAB>phonemes");
+  app.add_flag("-v,--verbose", verbose, "Debug logging (dropped symbols, lexicon loading)");
+  CLI11_PARSE(app, argc, argv);
+  if (verbose) spdlog::set_level(spdlog::level::debug);
+
+  std::string text;
+  if (words.empty()) {
+    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  } else {
+    for (size_t i = 0; i < words.size(); ++i) text += (i ? " " : "") + words[i];
+  }
+  try {
+    const kokoro::Frontend frontend(opt);
+    for (const auto& seg : frontend.segment(text)) {
+      if (show_text) std::cout << seg.text << '\n';
+      std::cout << seg.phonemes << '\n';
+      if (show_words) {
+        for (const auto& w : seg.words)
+          std::cout << "  " << text.substr(w.text_begin, w.text_end - w.text_begin) << '\t'
+                    << seg.phonemes.substr(w.phoneme_begin, w.phoneme_end - w.phoneme_begin) << '\n';
+      }
+    }
+  } catch (const kokoro::Error& e) {
+    std::cerr << "kokoro-phonemize: " << e.what() << '\n';
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,30 @@
+// libespeak-ng, used the way misaki uses it through the phonemizer package: IPA with stress marks,
+// multi-letter phonemes tied with '^', punctuation marks kept in place, language-switch flags removed.
+// espeak-ng keeps global state, so every call goes through one process-wide lock.
+#pragma once
+#include <string>
+
+namespace kokoro {
+
+class Espeak {
+ public:
+  // The shared engine; throws kokoro::Error (naming the data path) when espeak-ng cannot start.
+  static Espeak& instance();
+
+  // IPA for `text` read in `voice` ("en-us", "fr-fr"...). Punctuation marks ;:,.!?¡¿—…"«»“”(){}[] are
+  // not sent to espeak but put back between the phonemized pieces. Throws kokoro::Error for an unknown
+  // voice.
+  std::string phonemize(const std::string& voice, const std::string& text);
+
+ private:
+  Espeak();
+  std::string phonemize_piece(const std::string& text);  // lock held, voice set
+  std::string current_voice_;
+};
+
+// Kokoro's phoneme set from espeak's IPA, as misaki's EspeakFallback (English words not in the
+// dictionaries) and EspeakG2P (other languages) map it.
+std::u32string espeak_to_misaki_english(std::u32string ipa, bool british);
+std::u32string espeak_to_misaki_other(std::u32string ipa);
+
+}  // namespace kokoro

@@ -1,0 +1,119 @@
+#include "frontend/frontend.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "core/assets.h"
+#include "core/error.h"
+#include "core/voice.h"
+#include "frontend/chunker.h"
+#include "frontend/en_g2p.h"
+#include "frontend/espeak_g2p.h"
+#include "frontend/unicode_text.h"
+#include "frontend/utf8.h"
+
+namespace kokoro {
+
+namespace {
+
+struct Language {
+  bool english = false;
+  bool british = false;
+  std::string espeak;  // espeak-ng language for the non-English ones
+};
+
+Language parse_language(std::string lang) {
+  std::transform(lang.begin(), lang.end(), lang.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (lang == "en-us" || lang == "a" || lang == "en") return {true, false, ""};
+  if (lang == "en-gb" || lang == "b") return {true, true, ""};
+  if (lang == "es" || lang == "e") return {false, false, "es"};
+  if (lang == "fr-fr" || lang == "f" || lang == "fr") return {false, false, "fr-fr"};
+  if (lang == "hi" || lang == "h") return {false, false, "hi"};
+  if (lang == "it" || lang == "i") return {false, false, "it"};
+  if (lang == "pt-br" || lang == "p") return {false, false, "pt-br"};
+  throw Error("unsupported language '" + lang +
+              "' (use en-us, en-gb, es, fr-fr, hi, it or pt-br; ja and zh are not supported)");
+}
+
+bool is_line_break(char32_t c) { return c == U'\n' || c == 0x2028 || c == 0x2029; }
+
+// A token is a word (gets a WordSpan) when its phonemes are more than punctuation.
+bool is_spoken(const std::u32string& ps) {
+  static constexpr std::u32string_view kPunct = U";:,.!?—…\"“”() ";
+  return std::any_of(ps.begin(), ps.end(), [](char32_t c) { return kPunct.find(c) == std::u32string_view::npos; });
+}
+
+}  // namespace
+
+struct Frontend::Impl {
+  FrontendOptions options;
+  Language language;
+  std::shared_ptr<EnglishEspeakFallback> en_fallback;
+  std::unique_ptr<en::G2P> en_g2p;
+  std::unique_ptr<EspeakLanguageG2P> other_g2p;
+
+  std::vector<Unit> units_of(const std::vector<utf8::CodePoint>& line) const {
+    if (!language.english) return other_g2p->phonemize_line(line);
+    std::vector<Unit> units;
+    for (auto& tk : en_g2p->phonemize_line(line)) {
+      Unit u;
+      u.phonemes = tk.phonemes.value_or(U"");
+      u.space_after = tk.space_after;
+      u.text_begin = tk.begin;
+      u.text_end = tk.end;
+      u.is_word = is_spoken(u.phonemes);
+      units.push_back(std::move(u));
+    }
+    return units;
+  }
+};
+
+Frontend::Frontend(const FrontendOptions& options) : impl_(std::make_unique<Impl>()) {
+  impl_->options = options;
+  impl_->language = parse_language(options.language);
+  if (options.max_phonemes < 1 || options.max_phonemes > static_cast<size_t>(kMaxPhonemes))
+    throw Error("max_phonemes must be in [1, " + std::to_string(kMaxPhonemes) + "], got " +
+                std::to_string(options.max_phonemes));
+  if (impl_->language.english) {
+    const std::string assets = find_assets_dir(options.assets_dir);
+    const std::string lexicons = assets + "/lexicons";
+    if (!std::filesystem::is_directory(lexicons)) throw Error("no lexicons directory at " + lexicons);
+    auto data = en::LexiconData::load(lexicons, impl_->language.british);
+    en::Fallback fallback;
+    if (options.espeak_fallback) {
+      impl_->en_fallback = std::make_shared<EnglishEspeakFallback>(impl_->language.british);
+      fallback = [fb = impl_->en_fallback](const std::u32string& w) { return (*fb)(w); };
+    }
+    impl_->en_g2p = std::make_unique<en::G2P>(std::move(data), std::move(fallback));
+  } else {
+    impl_->other_g2p = std::make_unique<EspeakLanguageG2P>(impl_->language.espeak);
+  }
+}
+
+Frontend::~Frontend() = default;
+Frontend::Frontend(Frontend&&) noexcept = default;
+Frontend& Frontend::operator=(Frontend&&) noexcept = default;
+
+const FrontendOptions& Frontend::options() const { return impl_->options; }
+
+std::vector<Segment> Frontend::segment(std::string_view text) const {
+  const std::vector<utf8::CodePoint> cps = utf8::decode(text);
+  Chunker chunker(impl_->options.max_phonemes, impl_->options.first_segment_max_words);
+  std::vector<Segment> out;
+  size_t i = 0;
+  while (i < cps.size()) {
+    size_t j = i;
+    while (j < cps.size() && !is_line_break(cps[j].cp)) ++j;
+    if (j > i) {
+      const std::vector<utf8::CodePoint> line(cps.begin() + static_cast<std::ptrdiff_t>(i),
+                                              cps.begin() + static_cast<std::ptrdiff_t>(j));
+      chunker.add_line(impl_->units_of(line), text, out);
+    }
+    i = j + 1;
+  }
+  return out;
+}
+
+}  // namespace kokoro

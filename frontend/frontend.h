@@ -1,0 +1,74 @@
+// The text frontend: any UTF-8 text -> segments of Kokoro phonemes, each short enough for one model call,
+// the way the official pipeline (misaki en.G2P + kokoro KPipeline 0.9.4) produces them.
+//
+//   kokoro::Frontend fe({.language = "en-us"});
+//   for (const auto& seg : fe.segment("Dr. Smith paid $5.")) ...   // seg.phonemes: "dˈɑktəɹ smˈɪθ ..."
+//   std::vector<int64_t> ids = kokoro::tokenize(seg.phonemes, vocab);  // no boundary 0s (engine adds them)
+//
+// Data flow (see README.md): split into lines (KPipeline splits at newlines) -> English: tokenize,
+// tag, lexicon G2P with espeak-ng for unknown words (en_g2p.h); other languages: espeak-ng per
+// sentence (espeak_g2p.h) -> chunk into segments of <= max_phonemes at sentence, clause, then word
+// boundaries (chunker.h), with an optional short first segment for streaming.
+//
+// Input handling: invalid UTF-8 bytes are read as U+FFFD (silent) rather than rejected, so a stray byte
+// never loses a whole utterance; all offsets still refer to the caller's original bytes, and
+// Segment::text is always valid UTF-8. Control characters are whitespace; symbols and emoji are silent.
+// Any input gives a result in time linear in its length; empty or silent input gives no segments.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "frontend/vocab.h"
+
+namespace kokoro {
+
+struct WordSpan {
+  size_t text_begin, text_end;        // bytes in the text given to segment()
+  size_t phoneme_begin, phoneme_end;  // bytes in the segment's phonemes
+};
+
+struct Segment {
+  std::string text;      // the source text of the segment (valid UTF-8)
+  std::string phonemes;  // vocab symbols, at most max_phonemes code points, no leading/trailing space
+  size_t text_begin = 0, text_end = 0;  // bytes in the text given to segment()
+  std::vector<WordSpan> words;          // spoken words in order (punctuation has no span)
+};
+
+struct FrontendOptions {
+  // "en-us" (or "a"), "en-gb" ("b"), or an espeak-ng language as KPipeline uses them: "es" ("e"),
+  // "fr-fr" ("f"), "hi" ("h"), "it" ("i"), "pt-br" ("p").
+  std::string language = "en-us";
+  // Holds config.json and lexicons/; empty: kokoro::find_assets_dir().
+  std::string assets_dir;
+  // Longest segment in phoneme code points (the model's limit is 510).
+  size_t max_phonemes = 510;
+  // Streaming: when > 0, the first segment of each segment() call ends after at most this many words,
+  // at the last clause boundary (, ; : . ! ? — …) within them if there is one, else after the last word
+  // that fits. Later segments are as long as max_phonemes allows. Never splits inside a word.
+  size_t first_segment_max_words = 0;
+  // English words no rule reads go to espeak-ng as in KPipeline; false leaves them silent.
+  bool espeak_fallback = true;
+};
+
+class Frontend {
+ public:
+  // Loads the lexicons (English) or checks the espeak-ng voice (others); throws kokoro::Error naming the
+  // language or file on failure.
+  explicit Frontend(const FrontendOptions& options = {});
+  ~Frontend();
+  Frontend(Frontend&&) noexcept;
+  Frontend& operator=(Frontend&&) noexcept;
+
+  std::vector<Segment> segment(std::string_view text) const;
+  const FrontendOptions& options() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kokoro
