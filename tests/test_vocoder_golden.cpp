@@ -6,6 +6,11 @@
 // output of the previous module is used instead ("chained", itself computed from reference inputs).
 // Then end to end: Decoder::forward on the reference's asr / F0 / N / style.
 //
+// The decoder input asr = t_en @ alignment is a column copy of the text encoder output t_en (the alignment is
+// one-hot: asr[:, f] = t_en[:, token of frame f], bit for bit). When a golden file stores asr reduced but
+// t_en whole, asr is rebuilt from t_en and pred_dur and verified exactly against the stored asr columns and
+// sums before use ("from t_en").
+//
 // Error measures, printed for every module and case:
 //   rel    = max |C++ - ref| / max |ref| over the compared values (all of them, or the kept time steps)
 //   sumrel = max over channels of |sum C++ - sum ref| / sum |ref|  (reduced tensors only: covers every step)
@@ -209,6 +214,22 @@ void concat_channels(std::initializer_list<const Tensor*> parts, Tensor& out) {
   for (const Tensor* p : parts) dst = std::copy(p->data(), p->data() + p->numel(), dst);
 }
 
+// asr rebuilt from t_en [512, T] and pred_dur [T] (repeat_interleave), or nothing if t_en is not whole.
+std::optional<Tensor> asr_from_text_encoder(const Golden& g) {
+  if (!g.whole("t_en") || !g.whole("pred_dur")) return std::nullopt;
+  const TensorView t_en = g.view("t_en"), dur = g.view("pred_dur");
+  const int64_t C = t_en.dim(0), T = t_en.dim(1);
+  if (dur.numel() != T) throw Error("golden: pred_dur does not match t_en " + shape_to_string(t_en.shape));
+  int64_t F = 0;
+  for (int64_t j = 0; j < T; ++j) F += static_cast<int64_t>(dur.data[j]);
+  Tensor asr({C, F});
+  int64_t f = 0;
+  for (int64_t j = 0; j < T; ++j)
+    for (int64_t r = 0; r < static_cast<int64_t>(dur.data[j]); ++r, ++f)
+      for (int64_t c = 0; c < C; ++c) asr[c * F + f] = t_en.data[c * T + j];
+  return asr;
+}
+
 class VocoderGolden : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
@@ -220,6 +241,7 @@ class VocoderGolden : public ::testing::TestWithParam<std::string> {
   // produced it in this test (recorded by check()), else nothing.
   std::optional<Tensor> input(const std::string& name, std::string& how) {
     if (golden_->whole(name)) return golden_->tensor(name);
+    if (name == "asr") return rebuilt_asr(how);
     if (auto it = chained_.find(name); it != chained_.end()) {
       how = "chained";
       return it->second;
@@ -248,6 +270,32 @@ class VocoderGolden : public ::testing::TestWithParam<std::string> {
     ++checked_;
   }
 
+  // asr from t_en, checked to be exactly the reference's (stored kept columns equal, sums equal to float
+  // rounding of the stored f32 sums).
+  std::optional<Tensor> rebuilt_asr(std::string& how) {
+    if (rebuilt_asr_) {
+      how = "from t_en";
+      return rebuilt_asr_;
+    }
+    auto asr = asr_from_text_encoder(*golden_);
+    if (!asr || !golden_->has("asr")) return std::nullopt;
+    const Stats s = compare(*golden_, "asr", *asr);
+    EXPECT_EQ(s.max_abs, 0.0) << "asr rebuilt from t_en differs from the stored asr columns";
+    EXPECT_LE(s.sum_rel, 1e-6) << "asr rebuilt from t_en: per-channel sums differ";
+    std::printf("  %-12s asr rebuilt from t_en and pred_dur: kept columns max|d| %.1e, sumrel %.1e\n",
+                GetParam().c_str(), s.max_abs, s.sum_rel);
+    how = "from t_en";
+    rebuilt_asr_ = asr;
+    return asr;
+  }
+
+  // How a module's inputs were obtained: "ref" if all are the reference's, else the first other way.
+  static std::string provenance(std::initializer_list<std::string> hows) {
+    for (const std::string& h : hows)
+      if (h != "ref") return h == "from t_en" ? h : "chained";
+    return "ref";
+  }
+
   void not_run(const std::string& module, const std::string& missing) {
     std::printf("  %-12s %-14s not run: input %s is not stored whole in this golden file\n", GetParam().c_str(),
                 module.c_str(), missing.c_str());
@@ -255,6 +303,7 @@ class VocoderGolden : public ::testing::TestWithParam<std::string> {
 
   std::unique_ptr<Golden> golden_;
   std::map<std::string, Tensor> chained_;
+  std::optional<Tensor> rebuilt_asr_;
   int checked_ = 0;
 };
 
@@ -288,7 +337,7 @@ TEST_P(VocoderGolden, ModulesOnReferenceInputs) {
       Tensor in, out;
       concat_channels({&*asr, &*F0, &*N}, in);
       dec.encode().forward(in, style, out);
-      check("encode", "dec_encode", out, h1 == "ref" && h2 == "ref" && h3 == "ref" ? "ref" : "chained");
+      check("encode", "dec_encode", out, provenance({h1, h2, h3}));
     } else {
       not_run("encode", "asr");
     }
@@ -306,8 +355,7 @@ TEST_P(VocoderGolden, ModulesOnReferenceInputs) {
     Tensor in, out;
     concat_channels({&*x, &*res, &*F0, &*N}, in);
     dec.decode(i).forward(in, style, out);
-    const bool ref = h[0] == "ref" && h[1] == "ref" && h[2] == "ref" && h[3] == "ref";
-    check("decode." + std::to_string(i), name, out, ref ? "ref" : "chained");
+    check("decode." + std::to_string(i), name, out, provenance({h[0], h[1], h[2], h[3]}));
   }
 
   // Generator: harmonic source + STFT, the upsample stages, conv_post, iSTFT.
@@ -331,7 +379,7 @@ TEST_P(VocoderGolden, ModulesOnReferenceInputs) {
     const Trace capture = [&](const std::string& name, const Tensor& t) { traced[name] = t; };
     Tensor out;
     gen.stage(i, *x, *har, style, out, &capture);
-    const std::string src = h1 == "ref" && h2 == "ref" ? "ref" : "chained";
+    const std::string src = provenance({h1, h2});
     check("ups." + n, "gen_ups_" + n, traced.at("gen_ups_" + n), src);
     check("stage." + n, "gen_stage_" + n, out, src);
   }
@@ -355,16 +403,19 @@ TEST_P(VocoderGolden, ModulesOnReferenceInputs) {
 TEST_P(VocoderGolden, EndToEnd) {
   const Decoder& dec = *model().decoder;
   const Golden& g = *golden_;
-  if (!g.whole("asr")) {
-    // Not a pass: the golden file lacks the decoder's input (make_goldens.py reduces large tensors). The
-    // coverage test below requires that at least one case runs end to end.
-    GTEST_SKIP() << GetParam() << ": asr is stored reduced in this golden file, the decoder cannot run on it";
+  std::string how = "ref";
+  const std::optional<Tensor> asr = input("asr", how);
+  if (!asr) {
+    // Not a pass: the golden file holds neither asr nor t_en whole (make_goldens.py reduces large tensors).
+    // The coverage test below requires that some cases run end to end.
+    GTEST_SKIP() << GetParam() << ": neither asr nor t_en is stored whole in this golden file, the decoder "
+                 << "cannot run on the reference's input";
   }
   std::map<std::string, Tensor> traced;
   const Trace capture = [&](const std::string& name, const Tensor& t) { traced[name] = t; };
   Tensor audio;
   TestNoise noise;
-  dec.forward(g.tensor("asr"), g.tensor("F0_pred"), g.tensor("N_pred"), g.view("ref_s").data, noise, audio,
+  dec.forward(*asr, g.tensor("F0_pred"), g.tensor("N_pred"), g.view("ref_s").data, noise, audio,
               &capture);
   for (const auto& [name, t] : traced)
     if (golden_->has(name)) check("end-to-end", name, t, "e2e", name == "audio");
@@ -387,12 +438,15 @@ TEST(VocoderGoldenAssets, ModelAndGoldenFilesPresent) {
                                        << ": regenerate them with tools/reference/make_goldens.py";
 }
 
-// At least one case stores the decoder input whole, so that every module and the whole chain run somewhere.
-TEST(VocoderGoldenAssets, SomeCaseRunsEndToEnd) {
-  int whole = 0;
-  for (const std::string& c : golden_cases())
-    if (Golden(golden_dir() + "/" + c + ".kokoro").whole("asr")) ++whole;
-  EXPECT_GE(whole, 1) << "no golden case in " << golden_dir() << " stores asr whole";
+// Some cases give the decoder's input (asr whole, or t_en whole), so that every module and the whole chain
+// run on several utterances.
+TEST(VocoderGoldenAssets, SomeCasesRunEndToEnd) {
+  int runnable = 0;
+  for (const std::string& c : golden_cases()) {
+    const Golden g(golden_dir() + "/" + c + ".kokoro");
+    if (g.whole("asr") || asr_from_text_encoder(g)) ++runnable;
+  }
+  EXPECT_GE(runnable, 2) << "fewer than 2 golden cases in " << golden_dir() << " store asr or t_en whole";
 }
 
 }  // namespace
