@@ -25,6 +25,7 @@ class JackSink final : public AudioSink {
   // Activates the client and, if options.autoconnect, connects to system:playback_*.
   void start();
 
+  using AudioSink::write;
   std::size_t write(const float* samples, std::size_t n) override { return queue_->write(samples, n); }
   void end_utterance() override { queue_->end_utterance(); }
   void flush() override { queue_->flush(); }

@@ -10,6 +10,7 @@ class NullSink final : public AudioSink {
  public:
   explicit NullSink(const SinkOptions& options) : rate_(options.input_rate) {}
 
+  using AudioSink::write;
   std::size_t write(const float*, std::size_t n) override {
     frames_.fetch_add(n, std::memory_order_relaxed);
     return n;

@@ -22,6 +22,7 @@ class PortAudioSink final : public AudioSink {
   // Stops the stream after the device has played what it already holds.
   void stop();
 
+  using AudioSink::write;
   std::size_t write(const float* samples, std::size_t n) override { return queue_->write(samples, n); }
   void end_utterance() override { queue_->end_utterance(); }
   void flush() override { queue_->flush(); }

@@ -18,6 +18,7 @@ class WavSink final : public AudioSink {
   // (which logs instead of throwing) if not called before.
   void close();
 
+  using AudioSink::write;
   std::size_t write(const float* samples, std::size_t n) override;
   void end_utterance() override {}
   void flush() override {}
