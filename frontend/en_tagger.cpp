@@ -52,6 +52,8 @@ bool is_word(const Token& t) {
   return !t.text.empty() && text::is_letter(t.text[0]);
 }
 
+bool t_space_after(const std::vector<Token>& toks, size_t i) { return toks[i].space_after; }
+
 std::string punct_tag(const std::u32string& w, const std::vector<Token>& toks, size_t i) {
   const char32_t c = w[0];
   if (w.size() > 1 && c == U'.') return ":";  // ellipsis
@@ -59,18 +61,27 @@ std::string punct_tag(const std::u32string& w, const std::vector<Token>& toks, s
     case U'.': case U'!': case U'?': return ".";
     case U',': return ",";
     case U':': case U';': case U'…': case U'—': case U'–': return ":";
-    case U'-': return w.size() == 1 ? ":" : ":";
+    case U'-': {
+      // A hyphen written between two words or numbers joins them ("win-win", "2-1"); spaced or doubled
+      // it is a dash.
+      const bool attached = i > 0 && !toks[i - 1].space_after && !t_space_after(toks, i) && i + 1 < toks.size();
+      return attached && w.size() == 1 ? "HYPH" : ":";
+    }
     case U'(': case U'[': case U'{': return "-LRB-";
     case U')': case U']': case U'}': return "-RRB-";
     case U'“': case U'‘': case U'«': return "``";
     case U'”': case U'»': return "''";
-    case U'#': return "NN";
+    case U'#': return "#";
     case U'%': return "NN";
     case U'&': return "CC";
     case U'@': return "IN";
     case U'+': return "CC";
     case U'$': case U'£': case U'€': return "$";
     case U'"': case U'\'': case U'’': case U'`': {
+      // "analysts' expectations": an apostrophe right after a word ending in s is the possessive.
+      if (c != U'"' && i > 0 && !toks[i - 1].space_after && !toks[i - 1].text.empty() &&
+          (toks[i - 1].text.back() == U's' || toks[i - 1].text.back() == U'S'))
+        return "POS";
       // Opening when nothing (or a space, or an opening bracket) comes before it.
       const bool opening = i == 0 || toks[i - 1].space_after ||
                            toks[i - 1].tag == "-LRB-" || toks[i - 1].tag == "``";
@@ -146,17 +157,29 @@ bool noun_context(const std::string& prev_tag, const std::u32string& prev) {
 
 // Chooses between a heteronym's readings: verb after "to", modals and subject pronouns, noun after
 // determiners, possessives and prepositions, adjective/participle after forms of "be".
-std::string heteronym_tag(const std::u32string& l, const Token* prev, const Token* next, const std::u32string& pl,
-                          const std::u32string& nl) {
+std::string heteronym_tag(const std::u32string& l, const Token* prev_prev, const Token* prev, const Token* next,
+                          const std::u32string& pl, const std::u32string& nl) {
+  const std::u32string ppl = prev_prev ? text::lower(prev_prev->text) : U"";
   const std::string pt = prev ? prev->tag : "";
   const std::string nt = next ? next->tag : "";
   const bool participle = text::ends_with(l, U"ed") || l == U"read" || l == U"wound" || l == U"done";
+  (void)nl;
   if (prev && (kModals.count(pl) || kDoForms.count(pl))) return "VB";
   if (prev && kHaveForms.count(pl)) return "VBN";
   if (prev && kBeForms.count(pl)) return participle ? "VBN" : "JJ";
   if (prev && noun_context(pt, pl)) return "NN";
-  if (prev && (pt == "PRP" && kSubjectPronouns.count(pl))) return l == U"read" || l == U"wound" ? "VBD" : "VBP";
-  if (prev && (pt == "NNS" || pt == "NNP")) return l == U"read" || l == U"wound" ? "VBD" : "VBP";
+  if (prev && (pt == "PRP" && kSubjectPronouns.count(pl))) {
+    // "could you read": a question puts the modal before the subject.
+    if (prev_prev && (kModals.count(ppl) || kDoForms.count(ppl))) return "VB";
+    return l == U"read" || l == U"wound" ? "VBD" : "VBP";
+  }
+  // A noun followed by the heteronym and then a function word or name: subject + verb ("people live in",
+  // "the page uses HTML", "the road winds through").
+  const bool third_person = text::ends_with(l, U"s") && !text::ends_with(l, U"ss");
+  const bool plural_subject = pt == "NNS" || pl == U"people" || pl == U"children" || pl == U"men" || pl == U"women";
+  if (prev && ((third_person && (pt == "NN" || pt == "NNP")) || (!third_person && plural_subject)) && next &&
+      (nt == "IN" || nt == "DT" || nt == "PRP$" || nt == "RB" || nt == "NNP" || nt == "CD"))
+    return l == U"read" || l == U"wound" ? "VBD" : third_person ? "VBZ" : "VBP";
   if (is_pause(prev) && next && (nt == "DT" || nt == "PRP$" || nt == "PRP")) return "VB";
   return "NN";
 }
@@ -175,7 +198,8 @@ void tag_tokens(std::vector<Token>& toks) {
     const std::u32string& w = t.text;
     if (w.empty()) {
       t.tag = "SYM";
-    } else if (starts_with_digit(w) || (w[0] == U'.' && w.size() > 1 && text::is_decimal_digit(w[1]))) {
+    } else if (starts_with_digit(w) || (w.size() > 1 && (w[0] == U'.' || w[0] == U'\'' || w[0] == U'’') &&
+                                         text::is_decimal_digit(w[1]))) {
       t.tag = all_digits_or_seps(w) ? "CD" : "NN";
       if (w.size() > 2 && text::is_ascii_digit(w[0])) {
         const std::u32string tail = text::lower(w.substr(w.size() - 2));
@@ -208,25 +232,34 @@ void tag_tokens(std::vector<Token>& toks) {
     } else if (l == U"by") {
       t.tag = is_pause(next) ? "RB" : "IN";
     } else if (l == U"in") {
-      t.tag = is_pause(next) ? "RP" : "IN";
-    } else if (l == U"that") {
-      if (!prev || is_pause(prev) || kPrepositions.count(pl) || kConjunctions.count(pl)) {
+      // A particle ("come in.", "rolled in from") is stressed; the preposition is not.
+      static const Set kAfterParticle = {U"from", U"to", U"with", U"at", U"on", U"for"};
+      t.tag = is_pause(next) || kAfterParticle.count(nl) ? "RP" : "IN";
+    } else if (l == U"that" || text::starts_with(l, U"that'")) {
+      // Demonstrative (DT, stressed) before a noun, at a pause, as a pronoun ("that's", "do that if");
+      // after verbs of saying and in the middle of a clause, the conjunction or relative (unstressed).
+      const std::string nt = next ? next->tag : "";
+      const bool clitic = next && !t.space_after && !next->text.empty() && (next->text[0] == U'\'' || next->text[0] == U'’');
+      if (l != U"that" || !next || is_pause(next) || clitic) {
         t.tag = "DT";
-      } else if (kSayVerbs.count(pl) || text::ends_with(pl, U"ed")) {
+      } else if (kSayVerbs.count(pl)) {
         t.tag = "IN";
-      } else if (prev->tag == "NN" || prev->tag == "NNS" || prev->tag == "NNP") {
-        t.tag = next && (next->tag == "VBZ" || next->tag == "MD") ? "DT" : "WDT";
-      } else {
+      } else if (prev && prev->tag == "DT") {
+        t.tag = "WDT";
+      } else if (nt == "NN" || nt == "NNS" || nt == "JJ" || nt == "CD" || nt == "RB" || nt == "IN" ||
+                 !prev || is_pause(prev) || kPrepositions.count(pl) || kConjunctions.count(pl)) {
         t.tag = "DT";
+      } else {
+        t.tag = "IN";
       }
     } else if (l == U"used") {
       t.tag = kBeForms.count(pl) && pl != U"get" && pl != U"got" ? "VBN" : "VBD";
     } else if (l == U"vs" || l == U"vs.") {
       t.tag = "IN";
     } else if (t.tag == "NN" || t.tag == "VBD" || t.tag == "VBG" || t.tag == "RB" || t.tag == "POS") {
-      const std::string guess = heteronym_tag(l, prev, next, pl, nl);
+      const std::string guess = heteronym_tag(l, i > 1 ? &toks[i - 2] : nullptr, prev, next, pl, nl);
       // Only the readings' classes matter: keep the suffix-based guesses unless context says otherwise.
-      if (t.tag == "NN" || guess == "VB" || guess == "VBN" || guess == "VBD" || guess == "VBP") {
+      if (t.tag == "NN" || guess == "VB" || guess == "VBN" || guess == "VBD" || guess == "VBP" || guess == "VBZ") {
         if (t.tag == "NN" && text::ends_with(l, U"s") && !text::ends_with(l, U"ss") && guess == "NN") {
           t.tag = "NNS";
         } else if (t.tag == "NN" || guess != "NN") {

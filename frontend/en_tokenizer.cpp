@@ -14,17 +14,29 @@ using CPs = std::vector<utf8::CodePoint>;
 
 bool in(std::u32string_view set, char32_t c) { return set.find(c) != std::u32string_view::npos; }
 
+// Pictographs and other symbols are split off; the degree sign stays with its number ("20°C").
+bool is_split_symbol(char32_t c) { return c != U'°' && text::is_symbol_or_emoji(c); }
+
+// Elisions written with a leading apostrophe that stay one word.
+bool is_elision(const CPs& cps, size_t b, size_t e) {
+  std::u32string rest;
+  for (size_t i = b + 1; i < e && text::is_letter(cps[i].cp); ++i) rest.push_back(cps[i].cp);
+  rest = text::lower(rest);
+  return rest == U"tis" || rest == U"twas" || rest == U"em" || rest == U"cause" || rest == U"til" ||
+         rest == U"bout" || rest == U"round" || rest == U"n";
+}
+
 // Characters spaCy strips from the front of a word.
 bool is_prefix_char(char32_t c, char32_t next) {
   if (in(U"§%=—–,:;!?¿؟¡()[]{}<>_#*&。？！，、；：～·।،۔؛٪'\"”“`‘´’‚„»«「」『』（）〔〕【】《》〈〉⟦⟧$£€¥฿₽₹₩₪₫…", c)) return true;
   if (c == U'+' && !text::is_decimal_digit(next)) return true;
-  return text::is_symbol_or_emoji(c);
+  return is_split_symbol(c);
 }
 
 // Characters spaCy strips from the end of a word (the period has its own rule).
 bool is_suffix_char(char32_t c) {
   if (in(U",:;!?¿؟¡()[]{}<>_#*&。？！，、；：～·।،۔؛٪'\"”“`‘´’‚„»«「」『』（）〔〕【】《》〈〉⟦⟧…—–", c)) return true;
-  return text::is_symbol_or_emoji(c);
+  return is_split_symbol(c);
 }
 
 bool is_quote(char32_t c) { return in(U"'\"”“`‘´’‚„»«", c); }
@@ -43,8 +55,9 @@ const std::unordered_set<std::u32string>& dotted_exceptions() {
       U"N.H.", U"N.J.", U"N.M.", U"N.Y.", U"Neb.", U"Nebr.", U"Nev.", U"Nov.", U"Oct.", U"Okla.", U"Ore.",
       U"Pa.", U"Ph.D.", U"Prof.", U"Rep.", U"Rev.", U"S.C.", U"Sen.", U"Sep.", U"Sept.", U"St.", U"Tenn.",
       U"Va.", U"Wash.", U"Wis.", U"a.m.", U"co.", U"e.g.", U"i.e.", U"p.m.", U"v.s.", U"vs.", U"etc.",
-      U"Etc.", U"No.", U"Esq.", U"Mon.", U"Tue.", U"Tues.", U"Wed.", U"Thu.", U"Thur.", U"Thurs.", U"Fri.",
-      U"Sat.", U"Sun.", U"approx.", U"dept.", U"est.", U"fig.", U"min.", U"max.", U"no.", U"vol.", U"Vol."};
+      U"Etc.", U"No.", U"Esq.",
+      // spaCy keeps "Wed." whole (it is also a spelling of "we'd").
+      U"Wed."};
   return s;
 }
 
@@ -141,7 +154,7 @@ void split_infixes(const CPs& cps, size_t b, size_t e, std::vector<Token>& out) 
     const char32_t prev = i > b ? cps[i - 1].cp : 0;
     const char32_t next = i + 1 < e ? cps[i + 1].cp : 0;
     size_t len = 0;
-    if (c == U'…' || text::is_symbol_or_emoji(c)) {
+    if (c == U'…' || is_split_symbol(c)) {
       len = 1;
     } else if (c == U'.' && next == U'.') {
       len = 1;
@@ -176,6 +189,9 @@ void split_infixes(const CPs& cps, size_t b, size_t e, std::vector<Token>& out) 
 
 bool is_exception(const CPs& cps, size_t b, size_t e) {
   if (e - b < 2 || cps[e - 1].cp != U'.') return false;
+  // "a." ... "z.", as in spaCy's base exceptions.
+  if (e - b == 2 && ((cps[b].cp >= U'a' && cps[b].cp <= U'z') || cps[b].cp == U'ä' || cps[b].cp == U'ö' || cps[b].cp == U'ü'))
+    return true;
   return dotted_exceptions().count(slice(cps, b, e)) != 0;
 }
 
@@ -230,7 +246,9 @@ void split_chunk(const CPs& cps, size_t b, size_t e, std::vector<Token>& out) {
       b = k;
       continue;
     }
-    if (is_prefix_char(cps[b].cp, next)) {
+    const bool apostrophe = cps[b].cp == U'\'' || cps[b].cp == U'’' || cps[b].cp == U'‘';
+    const bool keeps_apostrophe = apostrophe && (text::is_decimal_digit(next) || is_elision(cps, b, e));  // '98, 'Tis
+    if (!keeps_apostrophe && is_prefix_char(cps[b].cp, next)) {
       size_t k = b + 1;
       // "--" and "---" stay one token.
       if (cps[b].cp == U'-' || cps[b].cp == U'—' || cps[b].cp == U'–')

@@ -32,7 +32,7 @@ std::string remove_language_flags(const std::string& s) {
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '(') {
       size_t j = i + 1;
-      while (j < s.size() && ((s[j] >= 'a' && s[j] <= 'z') || s[j] == '-')) ++j;
+      while (j < s.size() && ((s[j] >= 'a' && s[j] <= 'z') || s[j] == '-' || s[j] == '^')) ++j;
       if (j < s.size() && s[j] == ')' && j > i + 1) {
         i = j;
         continue;
@@ -89,7 +89,12 @@ std::string Espeak::phonemize_piece(const std::string& text) {
 std::string Espeak::phonemize(const std::string& voice, const std::string& text) {
   std::lock_guard<std::mutex> lock(espeak_mutex());
   if (voice != current_voice_) {
-    if (espeak_SetVoiceByName(voice.c_str()) != EE_OK) throw Error("espeak-ng has no voice '" + voice + "'");
+    // Language names ("en-gb", "fr-fr") select a voice by language, as phonemizer does; voice file names
+    // ("en-us") also work by name.
+    espeak_VOICE wanted{};
+    wanted.languages = voice.c_str();
+    if (espeak_SetVoiceByProperties(&wanted) != EE_OK && espeak_SetVoiceByName(voice.c_str()) != EE_OK)
+      throw Error("espeak-ng has no voice for language '" + voice + "'");
     current_voice_ = voice;
   }
   // Split at punctuation marks as phonemizer does, phonemize the text between them, put marks back.
@@ -100,7 +105,10 @@ std::string Espeak::phonemize(const std::string& voice, const std::string& text)
     size_t j = i;
     if (is_mark(u[i])) {
       while (j < u.size() && is_mark(u[j])) ++j;
-      while (!out.empty() && out.back() == ' ') out.pop_back();
+      // Marks keep the spacing they had: none before "word," but one before "¿" or "(" after a space.
+      const bool spaced_before = i > 0 && text::is_space(u[i - 1]);
+      while (!spaced_before && !out.empty() && out.back() == ' ') out.pop_back();
+      if (spaced_before && !out.empty() && out.back() != ' ') out.push_back(' ');
       out += utf8::encode(u.substr(i, j - i));
       if (j < u.size() && text::is_space(u[j])) out.push_back(' ');
     } else {

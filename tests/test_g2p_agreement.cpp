@@ -1,0 +1,101 @@
+// Agreement of the C++ frontend with the official English G2P (PyPI misaki 0.9.4 as kokoro 0.9.4's
+// KPipeline runs it) on tests/data/g2p/corpus_en.txt; expected phonemes come from tools/g2p_reference.
+//
+// Word level: the segment phonemes are split at spaces ("words" include attached punctuation) and
+// aligned with the reference by longest common subsequence; agreement = matched / reference words.
+// Sentence level: the whole phoneme string is identical. The numbers are printed; the floors sit a bit
+// below what the frontend achieves, so that regressions fail. KOKORO_G2P_VERBOSE=1 prints every
+// differing sentence.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "frontend/frontend.h"
+
+namespace {
+
+std::vector<std::string> split_words(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  std::string w;
+  while (in >> w) out.push_back(w);
+  return out;
+}
+
+size_t lcs(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  std::vector<size_t> prev(b.size() + 1, 0), cur(b.size() + 1, 0);
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = a[i - 1] == b[j - 1] ? prev[j - 1] + 1 : std::max(prev[j], cur[j - 1]);
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+struct Score {
+  size_t words = 0, matched = 0, sentences = 0, identical = 0;
+  double word_rate() const { return words ? double(matched) / double(words) : 0; }
+  double sentence_rate() const { return sentences ? double(identical) / double(sentences) : 0; }
+};
+
+Score measure(const std::string& lang) {
+  const std::string path = std::string(KOKORO_SOURCE_DIR) + "/tests/data/g2p/expected_" + lang + ".jsonl";
+  std::ifstream in(path);
+  if (!in) ADD_FAILURE() << "missing " << path;
+  kokoro::FrontendOptions opt;
+  opt.language = lang;
+  const kokoro::Frontend frontend(opt);
+  const bool verbose = std::getenv("KOKORO_G2P_VERBOSE") != nullptr;
+  Score total;
+  std::map<std::string, Score> by_category;
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto row = nlohmann::json::parse(line);
+    const std::string text = row["text"], expected = row["ps"], category = row["category"];
+    std::string ours;
+    for (const auto& seg : frontend.segment(text)) ours += (ours.empty() ? "" : " ") + seg.phonemes;
+    const auto ref_words = split_words(expected), our_words = split_words(ours);
+    const size_t matched = lcs(ref_words, our_words);
+    for (Score* s : {&total, &by_category[category]}) {
+      s->words += ref_words.size();
+      s->matched += std::min(matched, ref_words.size());
+      s->sentences += 1;
+      s->identical += ours == expected;
+    }
+    if (verbose && ours != expected)
+      std::cout << "  " << text << "\n    ref:  " << expected << "\n    ours: " << ours << "\n";
+  }
+  std::cout << std::fixed << std::setprecision(2);
+  std::cout << "[g2p " << lang << "] words identical " << 100 * total.word_rate() << "% (" << total.matched << "/"
+            << total.words << "), sentences identical " << 100 * total.sentence_rate() << "% (" << total.identical
+            << "/" << total.sentences << ")\n";
+  for (const auto& [cat, s] : by_category)
+    std::cout << "  " << std::setw(44) << std::left << cat << " words " << 100 * s.word_rate() << "%  sentences "
+              << 100 * s.sentence_rate() << "%\n";
+  return total;
+}
+
+}  // namespace
+
+TEST(G2PAgreement, AmericanEnglish) {
+  const Score s = measure("en-us");
+  EXPECT_GE(s.sentences, 500u);
+  EXPECT_GE(s.word_rate(), 0.97);
+  EXPECT_GE(s.sentence_rate(), 0.80);
+}
+
+TEST(G2PAgreement, BritishEnglish) {
+  const Score s = measure("en-gb");
+  EXPECT_GE(s.sentences, 500u);
+  EXPECT_GE(s.word_rate(), 0.95);
+  EXPECT_GE(s.sentence_rate(), 0.75);
+}
