@@ -14,8 +14,8 @@ repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 venv="${KOKORO_REF_VENV:-$repo_root/.venv-ref}"
 py=/usr/bin/python3
 
-# Pinned so the goldens can be reproduced bit for bit. transformers 4.46.x is the last line that still
-# supports torch 1.13 for ALBERT; tokenizers etc. follow from it.
+# Pinned so the goldens can be reproduced bit for bit. transformers 4.46.3 is verified to import and run
+# ALBERT on torch 1.13 (eager attention: 1.13 has no SDPA); tokenizers etc. follow from it.
 KOKORO_VERSION=0.9.4
 TRANSFORMERS_VERSION=4.46.3
 LOGURU_VERSION=0.7.3
