@@ -438,6 +438,34 @@ TEST(VocoderGoldenAssets, ModelAndGoldenFilesPresent) {
                                        << ": regenerate them with tools/reference/make_goldens.py";
 }
 
+// Shapes at the edges, on the real weights: one asr frame gives 600 samples; bad shapes give clear errors.
+TEST(VocoderDecoder, OneFrameAndBadShapes) {
+  ASSERT_TRUE(model().error.empty()) << model().error;
+  const Decoder& dec = *model().decoder;
+  Tensor asr({512, 1}), f0({2}), n({2}), audio;
+  f0[0] = 150.0f;
+  f0[1] = 0.0f;
+  const std::vector<float> style(dec.style_dim(), 0.1f);
+  SeededNoise noise(7);
+  dec.forward(asr, f0, n, style.data(), noise, audio);
+  ASSERT_EQ(audio.shape(), (Shape{600}));
+  for (int64_t i = 0; i < audio.numel(); ++i) ASSERT_TRUE(std::isfinite(audio[i])) << i;
+  EXPECT_EQ(dec.samples_per_frame(), 600);
+
+  auto message = [&](const Tensor& a, const Tensor& f, const Tensor& nn) -> std::string {
+    try {
+      dec.forward(a, f, nn, style.data(), noise, audio);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_NE(message(Tensor({512, 3}), Tensor({5}), Tensor({6})).find("F0 curve must have 6 values"), std::string::npos);
+  EXPECT_NE(message(Tensor({512, 3}), Tensor({6}), Tensor({1, 7})).find("N curve must have 6 values"), std::string::npos);
+  EXPECT_NE(message(Tensor({500, 3}), Tensor({6}), Tensor({6})).find("asr must be [512, F]"), std::string::npos);
+  EXPECT_NE(message(Tensor({512, 0}), Tensor({0}), Tensor({0})).find("asr must be [512, F]"), std::string::npos);
+}
+
 // Some cases give the decoder's input (asr whole, or t_en whole), so that every module and the whole chain
 // run on several utterances.
 TEST(VocoderGoldenAssets, SomeCasesRunEndToEnd) {
