@@ -8,8 +8,8 @@
 //
 // The decoder input asr = t_en @ alignment is a column copy of the text encoder output t_en (the alignment is
 // one-hot: asr[:, f] = t_en[:, token of frame f], bit for bit). When a golden file stores asr reduced but
-// t_en whole, asr is rebuilt from t_en and pred_dur and verified exactly against the stored asr columns and
-// sums before use ("from t_en").
+// t_en whole (in it, or in another case with the same tokens), asr is rebuilt from t_en and the case's
+// pred_dur and verified exactly against the stored asr columns and sums before use ("from t_en").
 //
 // Error measures, printed for every module and case:
 //   rel    = max |C++ - ref| / max |ref| over the compared values (all of them, or the kept time steps)
@@ -214,10 +214,29 @@ void concat_channels(std::initializer_list<const Tensor*> parts, Tensor& out) {
   for (const Tensor* p : parts) dst = std::copy(p->data(), p->data() + p->numel(), dst);
 }
 
-// asr rebuilt from t_en [512, T] and pred_dur [T] (repeat_interleave), or nothing if t_en is not whole.
-std::optional<Tensor> asr_from_text_encoder(const Golden& g) {
-  if (!g.whole("t_en") || !g.whole("pred_dur")) return std::nullopt;
-  const TensorView t_en = g.view("t_en"), dur = g.view("pred_dur");
+// asr rebuilt from t_en [512, T] and this case's pred_dur [T] (repeat_interleave). t_en depends only on the
+// tokens, so it may come from another golden case with the same input_ids (speed_1.3 shares speed_0.8's text
+// side); `source` names the case it came from. Nothing if no whole t_en exists.
+std::optional<Tensor> asr_from_text_encoder(const Golden& g, std::string* source = nullptr) {
+  if (!g.whole("pred_dur")) return std::nullopt;
+  std::unique_ptr<Golden> sibling;
+  const Golden* text = &g;
+  if (!g.whole("t_en")) {
+    text = nullptr;
+    for (const std::string& c : golden_cases()) {
+      auto other = std::make_unique<Golden>(golden_dir() + "/" + c + ".kokoro");
+      if (other->whole("t_en") && other->config().value("input_ids", nlohmann::json()) == g.config().at("input_ids")) {
+        sibling = std::move(other);
+        text = sibling.get();
+        if (source) *source = c;
+        break;
+      }
+    }
+    if (!text) return std::nullopt;
+  } else if (source) {
+    *source = "this case";
+  }
+  const TensorView t_en = text->view("t_en"), dur = g.view("pred_dur");
   const int64_t C = t_en.dim(0), T = t_en.dim(1);
   if (dur.numel() != T) throw Error("golden: pred_dur does not match t_en " + shape_to_string(t_en.shape));
   int64_t F = 0;
@@ -277,13 +296,14 @@ class VocoderGolden : public ::testing::TestWithParam<std::string> {
       how = "from t_en";
       return rebuilt_asr_;
     }
-    auto asr = asr_from_text_encoder(*golden_);
+    std::string source;
+    auto asr = asr_from_text_encoder(*golden_, &source);
     if (!asr || !golden_->has("asr")) return std::nullopt;
     const Stats s = compare(*golden_, "asr", *asr);
     EXPECT_EQ(s.max_abs, 0.0) << "asr rebuilt from t_en differs from the stored asr columns";
     EXPECT_LE(s.sum_rel, 1e-6) << "asr rebuilt from t_en: per-channel sums differ";
-    std::printf("  %-12s asr rebuilt from t_en and pred_dur: kept columns max|d| %.1e, sumrel %.1e\n",
-                GetParam().c_str(), s.max_abs, s.sum_rel);
+    std::printf("  %-12s asr rebuilt from t_en (%s) and pred_dur: kept columns max|d| %.1e, sumrel %.1e\n",
+                GetParam().c_str(), source.c_str(), s.max_abs, s.sum_rel);
     how = "from t_en";
     rebuilt_asr_ = asr;
     return asr;
@@ -466,15 +486,15 @@ TEST(VocoderDecoder, OneFrameAndBadShapes) {
   EXPECT_NE(message(Tensor({512, 0}), Tensor({0}), Tensor({0})).find("asr must be [512, F]"), std::string::npos);
 }
 
-// Some cases give the decoder's input (asr whole, or t_en whole), so that every module and the whole chain
-// run on several utterances.
+// Enough cases give the decoder's input (asr whole, or t_en whole), so that every module and the whole
+// chain run on several utterances (4 with the committed goldens: one_phoneme, short_20, speed_0.8, speed_1.3).
 TEST(VocoderGoldenAssets, SomeCasesRunEndToEnd) {
   int runnable = 0;
   for (const std::string& c : golden_cases()) {
     const Golden g(golden_dir() + "/" + c + ".kokoro");
     if (g.whole("asr") || asr_from_text_encoder(g)) ++runnable;
   }
-  EXPECT_GE(runnable, 2) << "fewer than 2 golden cases in " << golden_dir() << " store asr or t_en whole";
+  EXPECT_GE(runnable, 4) << "fewer than 4 golden cases in " << golden_dir() << " store asr or t_en whole";
 }
 
 }  // namespace
