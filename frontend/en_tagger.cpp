@@ -90,7 +90,10 @@ std::string punct_tag(const std::u32string& w, const std::vector<Token>& toks, s
     }
     default: break;
   }
-  if (text::is_symbol_or_emoji(c)) return "NFP";
+  // U+FFFD stands for bytes that were not text: silent. Pictographs are read by espeak-ng's emoji names
+  // ("grinning face"), as in the official pipeline.
+  if (c == 0xFFFD) return "NFP";
+  if (text::is_symbol_or_emoji(c)) return "NN";
   return "SYM";
 }
 
