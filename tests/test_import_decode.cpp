@@ -190,8 +190,11 @@ TEST(WeightNorm, FoldsOverAllDimsButTheOneGKeeps) {
   sd["weight_g"] = tensor({}, {2});
   sd["t.weight_v"] = tensor({2, 2}, {3, 1, 4, 1});  // dim=1: column norms 5 and sqrt(2)
   sd["t.weight_g"] = tensor({1, 2}, {5, 2});
+  sd["up.parametrizations.weight.original0"] = tensor({2, 1}, {1, 4});  // torch >= 2.1 naming: g
+  sd["up.parametrizations.weight.original1"] = tensor({2, 2}, {0, 2, 3, 0});  // v
   fold_weight_norm(sd);
-  ASSERT_EQ(sd.size(), 4u);
+  ASSERT_EQ(sd.size(), 5u);
+  EXPECT_EQ(sd.at("up.weight").data, std::vector<float>({0, 1, 4, 0}));
   EXPECT_EQ(sd.at("conv.weight").data, std::vector<float>({6, 8, 0, -1}));
   EXPECT_EQ(sd.at("conv.weight").shape, Shape({2, 1, 2}));
   EXPECT_EQ(sd.at("conv.bias").data, std::vector<float>({7, 8}));
@@ -212,6 +215,9 @@ TEST(WeightNorm, InconsistentPairsAreNamedErrors) {
   EXPECT_NE(fold({{"a.weight_g", tensor({3, 1}, {1, 1, 1})}, {"a.weight_v", tensor({2, 1}, {1, 1})}}).find("does not fit"),
             std::string::npos);
   EXPECT_NE(fold({{"a.weight_g", tensor({2, 2}, {1, 1, 1, 1})}, {"a.weight_v", tensor({2, 2}, {1, 1, 1, 1})}}).find("does not fit"),
+            std::string::npos);
+  EXPECT_NE(fold({{"a.parametrizations.weight.original1", tensor({1, 1}, {1})}})
+                .find("a.parametrizations.weight.original1: no matching a.parametrizations.weight.original0"),
             std::string::npos);
   // Only whole "weight_g" segments count: "xweight_g" is an ordinary tensor.
   StateDict plain{{"a.xweight_g", tensor({1}, {1})}};

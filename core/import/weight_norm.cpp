@@ -1,6 +1,6 @@
-// fold_weight_norm (declared in state_dict.h): the converter stores plain weights, so the weight_g/weight_v
-// reparametrisation of torch.nn.utils.weight_norm is undone once, here, exactly as torch's _weight_norm
-// computes it: weight = v * (g / ||v||), the norm over every dim except the one g keeps.
+// fold_weight_norm (declared in state_dict.h): the converter stores plain weights, so the weight-norm
+// reparametrisation is undone once, here, as torch's _weight_norm computes it: weight = v * (g / ||v||),
+// the norm over every dim except the one g keeps.
 #include <cmath>
 #include <vector>
 
@@ -11,12 +11,28 @@ namespace kokoro {
 
 namespace {
 
-constexpr char kG[] = "weight_g";
-constexpr char kV[] = "weight_v";
+// How the (g, v) pair is named: torch.nn.utils.weight_norm, and torch >= 2.1's
+// torch.nn.utils.parametrizations.weight_norm (which kokoro's current code uses). Both fold into "X.weight".
+struct PairNames {
+  const char* g;
+  const char* v;
+};
+constexpr PairNames kSchemes[] = {
+    {"weight_g", "weight_v"},
+    {"parametrizations.weight.original0", "parametrizations.weight.original1"},
+};
 
-bool is_weight_norm_key(const std::string& key, const char* suffix) {
-  const std::string s(suffix);
-  return key == s || (key.size() > s.size() && key.ends_with("." + s));
+// "X.<suffix>" or a bare "<suffix>": the prefix "X." (or ""), if key ends in that whole suffix.
+bool split_suffix(const std::string& key, const std::string& suffix, std::string& prefix) {
+  if (key == suffix) {
+    prefix.clear();
+    return true;
+  }
+  if (key.size() > suffix.size() && key.ends_with("." + suffix)) {
+    prefix = key.substr(0, key.size() - suffix.size());
+    return true;
+  }
+  return false;
 }
 
 // The dim that g keeps (g has the size of v there and 1 elsewhere), or -1 for a norm over all of v (g of a
@@ -77,25 +93,26 @@ LoadedTensor fold(const std::string& g_key, const LoadedTensor& g, const std::st
 }  // namespace
 
 void fold_weight_norm(StateDict& sd) {
-  std::vector<std::string> g_keys;
-  for (const auto& [key, t] : sd) {
-    if (is_weight_norm_key(key, kG)) {
-      g_keys.push_back(key);
-    } else if (is_weight_norm_key(key, kV)) {
-      const std::string g_key = key.substr(0, key.size() - 1) + "g";
-      if (!sd.count(g_key)) throw Error(key + ": no matching " + g_key + " (weight norm)");
+  struct Pair {
+    std::string g, v, weight;
+  };
+  std::vector<Pair> pairs;
+  std::string prefix;
+  for (const auto& [key, t] : sd)
+    for (const PairNames& scheme : kSchemes) {
+      if (split_suffix(key, scheme.g, prefix)) {
+        pairs.push_back({key, prefix + scheme.v, prefix + "weight"});
+        if (!sd.count(pairs.back().v)) throw Error(key + ": no matching " + pairs.back().v + " (weight norm)");
+      } else if (split_suffix(key, scheme.v, prefix) && !sd.count(prefix + scheme.g)) {
+        throw Error(key + ": no matching " + prefix + scheme.g + " (weight norm)");
+      }
     }
-  }
-  for (const std::string& g_key : g_keys) {
-    const std::string base = g_key.substr(0, g_key.size() - 2);  // "X.weight"
-    const std::string v_key = base + "_v";
-    auto v = sd.find(v_key);
-    if (v == sd.end()) throw Error(g_key + ": no matching " + v_key + " (weight norm)");
-    if (sd.count(base)) throw Error(g_key + ": " + base + " already exists beside the weight-norm pair");
-    LoadedTensor w = fold(g_key, sd.at(g_key), v_key, v->second);
-    sd.erase(v);
-    sd.erase(g_key);
-    sd.emplace(base, std::move(w));
+  for (const Pair& p : pairs) {
+    if (sd.count(p.weight)) throw Error(p.g + ": " + p.weight + " already exists beside the weight-norm pair");
+    LoadedTensor w = fold(p.g, sd.at(p.g), p.v, sd.at(p.v));
+    sd.erase(p.g);
+    sd.erase(p.v);
+    sd.emplace(p.weight, std::move(w));
   }
 }
 
