@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/adain_resblk.h"
+#include "vocoder/adain_resblk.h"  // the block is shared with the decoder
 #include "core/kernels.h"
 #include "core/model_file.h"
 #include "core/trace.h"

@@ -24,7 +24,7 @@ SynthesisResult Synthesizer::synthesize_with_style(const std::vector<int64_t>& i
   with_bounds.push_back(0);
   AlignedFeatures feats;
   acoustic_.forward(with_bounds, style, speed, feats, trace);
-  SeededNoise default_noise;
+  SeededNoise default_noise(0);
   Tensor audio;
   decoder_.forward(feats.asr, feats.f0, feats.n, style, noise ? *noise : default_noise, audio, trace);
 
