@@ -133,6 +133,27 @@ TEST(VocoderStft, ForwardMatchesADirectDftWithReflectPadding) {
   EXPECT_LT(worst, 1e-5);
 }
 
+TEST(VocoderStft, RealBinsHavePhaseZeroOrPlusPi) {
+  // torch: bins 0 and n_fft/2 have imaginary part +0, so a negative real part gives +pi, never -pi.
+  Stft stft(20, 5);
+  const int64_t L = 100;
+  std::vector<float> x(L);
+  for (int64_t i = 0; i < L; ++i) x[i] = -0.5f + ((i % 2) ? 0.25f : -0.25f);  // negative DC, Nyquist
+  Tensor mag, phase;
+  stft.forward(x.data(), L, mag, phase);
+  const int64_t frames = mag.dim(1);
+  const float pi = std::atan2(0.0f, -1.0f);
+  int nyquist_pi = 0;
+  for (int64_t f = 0; f < frames; ++f) {
+    EXPECT_EQ(phase[0 * frames + f], pi) << "DC, frame " << f;
+    // The odd hop flips the Nyquist sign from frame to frame: 0 and +pi alternate, -pi never appears.
+    const float p = phase[10 * frames + f];
+    EXPECT_TRUE(p == 0.0f || p == pi) << "Nyquist, frame " << f << ": " << p;
+    nyquist_pi += p == pi;
+  }
+  EXPECT_GT(nyquist_pi, 0);
+}
+
 TEST(VocoderStft, InverseOfForwardReconstructsTheSignal) {
   Stft stft(20, 5);
   std::mt19937 rng(3);

@@ -74,7 +74,10 @@ void Stft::forward(const float* x, int64_t length, Tensor& magnitude, Tensor& ph
     }
     fftwf_execute_dft_r2c(plans_->r2c, frame.data(), spec.data());
     for (int64_t k = 0; k < K; ++k) {
-      const float re = spec[k][0], im = spec[k][1];
+      const float re = spec[k][0];
+      // The DC and Nyquist bins of a real signal are real. torch's imaginary part there is +0, so their
+      // phase is 0 or +pi, never -pi: force +0 rather than trust the FFT's sign of zero.
+      const float im = (k == 0 || k == K - 1) ? 0.0f : spec[k][1];
       magnitude.data()[k * frames + f] = std::sqrt(re * re + im * im);
       phase.data()[k * frames + f] = std::atan2(im, re);
     }
