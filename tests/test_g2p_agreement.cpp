@@ -3,7 +3,8 @@
 //
 // Word level: the segment phonemes are split at spaces ("words" include attached punctuation) and
 // aligned with the reference by longest common subsequence; agreement = matched / reference words.
-// Sentence level: the whole phoneme string is identical. The numbers are printed; the floors sit a bit
+// Sentence level: the whole phoneme string is identical. The held-out corpus (corpus_en_heldout.txt) was
+// written after the heuristics were tuned on the main corpus and is never tuned on. The numbers are printed; the floors sit a bit
 // below what the frontend achieves, so that regressions fail. KOKORO_G2P_VERBOSE=1 prints every
 // differing sentence.
 #include <gtest/gtest.h>
@@ -47,8 +48,8 @@ struct Score {
   double sentence_rate() const { return sentences ? double(identical) / double(sentences) : 0; }
 };
 
-Score measure(const std::string& lang) {
-  const std::string path = std::string(KOKORO_SOURCE_DIR) + "/tests/data/g2p/expected_" + lang + ".jsonl";
+Score measure(const std::string& lang, const std::string& prefix = "expected") {
+  const std::string path = std::string(KOKORO_SOURCE_DIR) + "/tests/data/g2p/" + prefix + "_" + lang + ".jsonl";
   std::ifstream in(path);
   if (!in) ADD_FAILURE() << "missing " << path;
   kokoro::FrontendOptions opt;
@@ -75,7 +76,7 @@ Score measure(const std::string& lang) {
       std::cout << "  " << text << "\n    ref:  " << expected << "\n    ours: " << ours << "\n";
   }
   std::cout << std::fixed << std::setprecision(2);
-  std::cout << "[g2p " << lang << "] words identical " << 100 * total.word_rate() << "% (" << total.matched << "/"
+  std::cout << "[g2p " << prefix << " " << lang << "] words identical " << 100 * total.word_rate() << "% (" << total.matched << "/"
             << total.words << "), sentences identical " << 100 * total.sentence_rate() << "% (" << total.identical
             << "/" << total.sentences << ")\n";
   for (const auto& [cat, s] : by_category)
@@ -86,16 +87,32 @@ Score measure(const std::string& lang) {
 
 }  // namespace
 
+// Floors a little below the measured figures (main corpus 99.91% words / 98.75% sentences for both
+// accents; held-out 99.71% / 96.19%).
 TEST(G2PAgreement, AmericanEnglish) {
   const Score s = measure("en-us");
   EXPECT_GE(s.sentences, 500u);
-  EXPECT_GE(s.word_rate(), 0.97);
-  EXPECT_GE(s.sentence_rate(), 0.80);
+  EXPECT_GE(s.word_rate(), 0.995);
+  EXPECT_GE(s.sentence_rate(), 0.96);
 }
 
 TEST(G2PAgreement, BritishEnglish) {
   const Score s = measure("en-gb");
   EXPECT_GE(s.sentences, 500u);
-  EXPECT_GE(s.word_rate(), 0.95);
-  EXPECT_GE(s.sentence_rate(), 0.75);
+  EXPECT_GE(s.word_rate(), 0.995);
+  EXPECT_GE(s.sentence_rate(), 0.96);
+}
+
+TEST(G2PAgreement, HeldOutAmericanEnglish) {
+  const Score s = measure("en-us", "expected_heldout");
+  EXPECT_GE(s.sentences, 100u);
+  EXPECT_GE(s.word_rate(), 0.99);
+  EXPECT_GE(s.sentence_rate(), 0.92);
+}
+
+TEST(G2PAgreement, HeldOutBritishEnglish) {
+  const Score s = measure("en-gb", "expected_heldout");
+  EXPECT_GE(s.sentences, 100u);
+  EXPECT_GE(s.word_rate(), 0.99);
+  EXPECT_GE(s.sentence_rate(), 0.92);
 }

@@ -3,8 +3,10 @@
     .venv-g2p/bin/python tools/g2p_reference/make_expected.py            # en-us and en-gb
     .venv-g2p/bin/python tools/g2p_reference/make_expected.py --check    # verify committed files
 
-Input:  tests/data/g2p/corpus_en.txt (one sentence a line, '#' lines are category headers)
-Output: tests/data/g2p/expected_en-us.jsonl, expected_en-gb.jsonl, one JSON object a line:
+Input:  tests/data/g2p/corpus_en.txt and corpus_en_heldout.txt (one sentence a line, '#' lines are
+        category headers)
+Output: tests/data/g2p/expected_en-us.jsonl, expected_en-gb.jsonl (and expected_heldout_en-*.jsonl),
+        one JSON object a line:
         {"category", "text", "ps", "words": [[text, spacy_tag, phonemes, whitespace], ...]}
 "ps" is what kokoro's KPipeline would feed the model for that line (KPipeline.tokens_to_ps of the
 misaki tokens); "words" are misaki's merged tokens, kept for diagnosing disagreements.
@@ -30,10 +32,10 @@ def read_corpus(path):
             yield category, line.strip()
 
 
-def run(lang):
+def run(lang, corpus):
     g2p = make_g2p(british=(lang == "en-gb"))
     rows = []
-    for category, text in read_corpus(DATA / "corpus_en.txt"):
+    for category, text in read_corpus(DATA / corpus):
         _, tokens = g2p(text)
         ps = tokens_to_ps(tokens)
         assert len(ps) <= 510, (text, len(ps))
@@ -48,9 +50,11 @@ def main():
     ap.add_argument("--lang", choices=["en-us", "en-gb"], action="append")
     args = ap.parse_args()
     status = 0
-    for lang in args.lang or ["en-us", "en-gb"]:
-        out = DATA / f"expected_{lang}.jsonl"
-        text = run(lang)
+    jobs = [(lang, corpus, prefix) for lang in args.lang or ["en-us", "en-gb"]
+            for corpus, prefix in (("corpus_en.txt", "expected"), ("corpus_en_heldout.txt", "expected_heldout"))]
+    for lang, corpus, prefix in jobs:
+        out = DATA / f"{prefix}_{lang}.jsonl"
+        text = run(lang, corpus)
         if args.check:
             same = out.exists() and out.read_text(encoding="utf-8") == text
             print(f"{out.name}: {'up to date' if same else 'DIFFERS'}")
