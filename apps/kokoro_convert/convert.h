@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/tensor.h"
+#include "core/import/state_dict.h"
 
 namespace kokoro {
 
@@ -16,7 +16,7 @@ struct ConversionResult {
   std::vector<std::string> optional_missing;  // optional parameters the source did not have
 };
 
-ConversionResult write_engine_model(const std::map<std::string, Tensor>& state, const nlohmann::json& config,
+ConversionResult write_engine_model(const StateDict& state, const nlohmann::json& config,
                                     const std::string& source, const std::string& out_path);
 
 }  // namespace kokoro

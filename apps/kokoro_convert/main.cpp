@@ -1,6 +1,8 @@
 // kokoro-convert: turns official Kokoro checkpoints into the engine's model file, and voices into packs.
 //
+//   kokoro-convert --pth kokoro-v1_0.pth -o models/kokoro-v1_0.kokoro        (official checkpoint, no torch)
 //   kokoro-convert --onnx kokoro-v1.0.int8.onnx -o models/kokoro-v1_0.kokoro
+//   kokoro-convert --voice af_heart.pt --voice-out voices/                  (.pt, .npz or .bin)
 //   kokoro-convert --check models/kokoro-v1_0.kokoro
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
@@ -12,6 +14,8 @@
 
 #include "apps/kokoro_convert/convert.h"
 #include "apps/kokoro_convert/onnx_import.h"
+#include "apps/kokoro_convert/voices.h"
+#include "core/import/torch_checkpoint.h"
 #include "core/assets.h"
 #include "core/error.h"
 #include "core/model_file.h"
@@ -36,15 +40,19 @@ nlohmann::json load_config(const std::string& path) {
 
 int main(int argc, char** argv) {
   CLI::App app{"kokoro-convert: convert Kokoro-82M checkpoints into kokoro-rt model files"};
-  std::string onnx_path, check_path, out_path, config_path, assets_dir;
+  std::string onnx_path, pth_path, voice_in, voice_out, check_path, out_path, config_path, assets_dir;
   bool verbose = false;
   auto* src = app.add_option("--onnx", onnx_path, "Kokoro ONNX export (fp32 or int8-quantized)")->check(CLI::ExistingFile);
+  auto* pth = app.add_option("--pth", pth_path, "Official PyTorch checkpoint (kokoro-v1_0.pth)")->check(CLI::ExistingFile);
+  auto* voice = app.add_option("--voice", voice_in, "Voice to convert: .pt, voices .npz, or raw .bin")->check(CLI::ExistingFile);
+  app.add_option("--voice-out", voice_out, "Output .bin file or directory for --voice");
   app.add_option("--check", check_path, "Validate a converted model file and print a summary")->check(CLI::ExistingFile);
   app.add_option("-o,--output", out_path, "Output model file (.kokoro)");
   app.add_option("--config", config_path, "config.json with hyper-parameters and vocab (default: from the assets dir)");
   app.add_option("--assets", assets_dir, "Assets directory (default: $KOKORO_ASSETS or ../shared/assets)");
   app.add_flag("-v,--verbose", verbose, "List every tensor and where it came from");
-  src->excludes("--check");
+  src->excludes("--check")->excludes(pth)->excludes(voice);
+  pth->excludes("--check")->excludes(voice);
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -58,8 +66,16 @@ int main(int argc, char** argv) {
                   m->file_size() / 1e6, m->header().value("source", "?").c_str(), 1e3 * seconds_since(t0));
       return 0;
     }
-    if (onnx_path.empty()) {
-      std::fprintf(stderr, "kokoro-convert: give --onnx FILE (with -o OUT) or --check FILE; see --help\n");
+    if (!voice_in.empty()) {
+      if (voice_out.empty()) {
+        std::fprintf(stderr, "kokoro-convert: --voice-out is required with --voice\n");
+        return 2;
+      }
+      for (const auto& f : kokoro::convert_voices(voice_in, voice_out)) std::printf("wrote %s\n", f.c_str());
+      return 0;
+    }
+    if (onnx_path.empty() && pth_path.empty()) {
+      std::fprintf(stderr, "kokoro-convert: give --pth, --onnx or --voice FILE (with -o OUT) or --check FILE; see --help\n");
       return 2;
     }
     if (out_path.empty()) {
@@ -70,6 +86,18 @@ int main(int argc, char** argv) {
     const nlohmann::json config = load_config(config_path);
 
     auto t0 = std::chrono::steady_clock::now();
+    if (!pth_path.empty()) {
+      kokoro::StateDict sd = kokoro::read_torch_checkpoint(pth_path);
+      const size_t read = sd.size();
+      kokoro::fold_weight_norm(sd);
+      std::printf("read %s: %zu tensors (%zu after folding weight norm) in %.2f s\n", pth_path.c_str(), read, sd.size(),
+                  seconds_since(t0));
+      t0 = std::chrono::steady_clock::now();
+      const auto r = kokoro::write_engine_model(sd, config, std::filesystem::path(pth_path).filename().string(), out_path);
+      std::printf("wrote %s: %zu tensors in %.2f s\n", out_path.c_str(), r.written, seconds_since(t0));
+      for (const auto& n : r.dropped) std::printf("  not a KModel parameter, dropped: %s\n", n.c_str());
+      return 0;
+    }
     kokoro::OnnxImport imp = kokoro::import_kokoro_onnx(onnx_path);
     std::printf("read %s (%s, opset %lld): %zu tensors recovered (%d dequantized from int8/uint8, %d float) in %.2f s\n",
                 onnx_path.c_str(), imp.producer.c_str(), static_cast<long long>(imp.opset), imp.state.size(),

@@ -106,7 +106,7 @@ class Importer {
  private:
   const onnx::ModelProto& model_;
   std::map<std::string, const onnx::TensorProto*> init_;
-  std::map<std::string, Tensor> state_;
+  StateDict state_;
   std::vector<std::string> notes_;
   int quantized_ = 0, float_ = 0;
 
@@ -167,7 +167,7 @@ class Importer {
   void put(const std::string& name, Tensor t, const std::string& how) {
     if (state_.count(name)) return;  // ALBERT's shared layer appears 12 times; the first one wins
     notes_.push_back(name + " " + shape_to_string(t.shape()) + " <- " + how);
-    state_.emplace(name, std::move(t));
+    state_.emplace(name, LoadedTensor{t.shape(), std::vector<float>(t.data(), t.data() + t.numel()), "float32"});
   }
 
   std::string input(const onnx::NodeProto& node, int i) const {

@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "core/tensor.h"
+#include "core/import/state_dict.h"
 
 namespace kokoro {
 
 struct OnnxImport {
-  std::map<std::string, Tensor> state;   // KModel state-dict names -> float32 tensors
+  StateDict state;                       // KModel state-dict names -> float32 tensors
   std::vector<std::string> notes;        // what was dequantized/transposed, for the conversion report
   int quantized_tensors = 0;
   int float_tensors = 0;
