@@ -219,6 +219,10 @@ TEST(WeightNorm, InconsistentPairsAreNamedErrors) {
   EXPECT_NE(fold({{"a.parametrizations.weight.original1", tensor({1, 1}, {1})}})
                 .find("a.parametrizations.weight.original1: no matching a.parametrizations.weight.original0"),
             std::string::npos);
+  // A zero slice of v with g = 0 is a zero weight (int8 sources zero out tiny rows), not an error.
+  StateDict zero{{"z.weight_g", tensor({2, 1}, {2, 0})}, {"z.weight_v", tensor({2, 1}, {3, 0})}};
+  fold_weight_norm(zero);
+  EXPECT_EQ(zero.at("z.weight").data, std::vector<float>({2, 0}));
   // Only whole "weight_g" segments count: "xweight_g" is an ordinary tensor.
   StateDict plain{{"a.xweight_g", tensor({1}, {1})}};
   fold_weight_norm(plain);

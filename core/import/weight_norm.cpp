@@ -72,6 +72,12 @@ LoadedTensor fold(const std::string& g_key, const LoadedTensor& g, const std::st
       }
   std::vector<double> scale(static_cast<size_t>(n));
   for (int64_t j = 0; j < n; ++j) {
+    // A zero slice with g = 0 is a zero weight (int8-quantized sources zero out tiny rows); torch would
+    // compute 0/0 there, but the weight is 0 whatever v's direction. A zero slice with g != 0 is undefined.
+    if (sum_sq[j] == 0.0 && g.data[static_cast<size_t>(j)] == 0.0f) {
+      scale[j] = 0.0;
+      continue;
+    }
     if (!(sum_sq[j] > 0.0) || !std::isfinite(sum_sq[j]))
       throw Error(v_key + ": slice " + std::to_string(j) + " has norm " + std::to_string(std::sqrt(sum_sq[j])) +
                   ", cannot fold weight norm");
