@@ -3,7 +3,7 @@
 // real-time log queue, WAV and null sinks, and the errors users see.
 #include <gtest/gtest.h>
 #include <sndfile.h>
-#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/spdlog.h>
 
 #include <atomic>
@@ -12,7 +12,6 @@
 #include <cstdlib>
 #include <future>
 #include <numeric>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -229,20 +228,24 @@ TEST_F(QueueFixture, FlushWithNothingQueuedIsSilentAndNotAnUnderrun) {
 
 // The callback's records reach spdlog through the queue's monitor thread (the only consumer of its RtLog).
 TEST_F(QueueFixture, RenderLogsReachSpdlogOutsideTheCallback) {
-  std::ostringstream captured;
+  auto captured = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(64);  // thread-safe to read back
   auto previous = spdlog::default_logger();
-  auto logger = std::make_shared<spdlog::logger>("capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(captured));
-  spdlog::set_default_logger(logger);
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("capture", captured));
   const auto a = ramp(100);
   q.write(a.data(), a.size());
   render();  // underrun -> one warning record
   const std::string expected = "test queue: underrun: ran out of audio 100 samples into a period of 256; playing silence";
+  auto logged = [&] {
+    std::string all;
+    for (const auto& line : captured->last_formatted()) all += line;
+    return all;
+  };
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (captured.str().find(expected) == std::string::npos && std::chrono::steady_clock::now() < deadline)
+  while (logged().find(expected) == std::string::npos && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   spdlog::set_default_logger(previous);
-  EXPECT_NE(captured.str().find(expected), std::string::npos) << captured.str();
-  EXPECT_NE(captured.str().find("[warning]"), std::string::npos) << captured.str();
+  EXPECT_NE(logged().find(expected), std::string::npos) << logged();
+  EXPECT_NE(logged().find("[warning]"), std::string::npos) << logged();
 }
 
 TEST(PlaybackQueue, ResamplesToTheDeviceRateAndFollowsRateChanges) {

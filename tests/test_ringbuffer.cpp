@@ -2,7 +2,9 @@
 // each item is its own sequence number, so loss, duplication and reordering are all detected.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <numeric>
 #include <random>
@@ -227,68 +229,82 @@ uint64_t stress_items() {
   return 100'000'000ull;
 }
 
-// Half the bursts are tiny (many index updates), half are up to 1.5 x capacity (partial writes/reads).
+// Half the bursts are tiny (many index updates), half are up to max_burst.
 std::size_t random_burst(std::mt19937_64& rng, std::size_t max_burst) {
-  return 1 + rng() % ((rng() & 1) ? 16 : max_burst);
+  return 1 + rng() % ((rng() & 1) ? std::min<std::size_t>(16, max_burst) : max_burst);
 }
 
 // Producer writes 0,1,2,... in random bursts; consumer reads random bursts and checks that every item is
 // the next sequence number (no loss, duplicate or reorder) and keeps a checksum over both sides.
-TEST(SpscRingStress, TwoThreadsRandomBurstsKeepSequenceAndChecksum) {
-  const uint64_t total = stress_items();
-  constexpr std::size_t kCap = 4096;
-  constexpr std::size_t kMaxBurst = 3 * kCap / 2;  // bursts larger than the ring exercise partial writes
-  SpscRing<uint64_t> ring(kCap);
-  uint64_t producer_sum = 0;
-  uint64_t full_returns = 0;
+struct StressResult {
+  uint64_t received = 0, mismatches = 0, producer_sum = 0, consumer_sum = 0, full = 0, empty = 0;
+};
 
+StressResult run_stress(uint64_t total, std::size_t capacity, std::size_t max_burst) {
+  SpscRing<uint64_t> ring(capacity);
+  StressResult r;
   std::thread producer([&] {
     std::mt19937_64 rng(12345);
-    std::vector<uint64_t> burst(kMaxBurst);
+    std::vector<uint64_t> burst(max_burst);
     uint64_t next = 0;
     while (next < total) {
-      const std::size_t want = std::min<uint64_t>(random_burst(rng, kMaxBurst), total - next);
+      const std::size_t want = std::min<uint64_t>(random_burst(rng, max_burst), total - next);
       for (std::size_t i = 0; i < want; ++i) burst[i] = next + i;
       std::size_t done = 0;
       while (done < want) {
         const std::size_t n = ring.write(burst.data() + done, want - done);
         if (n == 0) {
-          ++full_returns;
+          ++r.full;
           std::this_thread::yield();
         }
-        for (std::size_t i = 0; i < n; ++i) producer_sum += burst[done + i] * 0x9E3779B97F4A7C15ull;
+        for (std::size_t i = 0; i < n; ++i) r.producer_sum += burst[done + i] * 0x9E3779B97F4A7C15ull;
         done += n;
       }
       next += want;
     }
   });
-
   std::mt19937_64 rng(67890);
-  std::vector<uint64_t> out(kMaxBurst);
-  uint64_t expected = 0, consumer_sum = 0, mismatches = 0, empty_returns = 0;
-  while (expected < total) {
-    const std::size_t n = ring.read(out.data(), random_burst(rng, kMaxBurst));
+  std::vector<uint64_t> out(max_burst);
+  while (r.received < total) {
+    const std::size_t n = ring.read(out.data(), random_burst(rng, max_burst));
     if (n == 0) {
-      ++empty_returns;
+      ++r.empty;
       std::this_thread::yield();
       continue;
     }
     for (std::size_t i = 0; i < n; ++i) {
-      if (out[i] != expected + i) ++mismatches;
-      consumer_sum += out[i] * 0x9E3779B97F4A7C15ull;
+      if (out[i] != r.received + i) ++r.mismatches;
+      r.consumer_sum += out[i] * 0x9E3779B97F4A7C15ull;
     }
-    expected += n;
+    r.received += n;
   }
   producer.join();
-
-  EXPECT_EQ(mismatches, 0u);
-  EXPECT_EQ(expected, total);
-  EXPECT_EQ(consumer_sum, producer_sum);
   EXPECT_EQ(ring.available(), 0u);
   EXPECT_EQ(ring.read_position(), total);
-  std::printf("stress: %llu items, producer saw full %llu times, consumer saw empty %llu times\n",
-              static_cast<unsigned long long>(total), static_cast<unsigned long long>(full_returns),
-              static_cast<unsigned long long>(empty_returns));
+  return r;
+}
+
+TEST(SpscRingStress, TwoThreadsRandomBurstsKeepSequenceAndChecksum) {
+  const uint64_t total = stress_items();
+  const auto t0 = std::chrono::steady_clock::now();
+  // Bursts up to 1.5 x capacity exercise partial writes and reads.
+  const StressResult r = run_stress(total, 4096, 6144);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.mismatches, 0u);
+  EXPECT_EQ(r.received, total);
+  EXPECT_EQ(r.consumer_sum, r.producer_sum);
+  std::printf("[measured] stress: %llu items in %.3f s; producer found the ring full %llu times, consumer found it empty %llu times\n",
+              static_cast<unsigned long long>(total), seconds, static_cast<unsigned long long>(r.full),
+              static_cast<unsigned long long>(r.empty));
+}
+
+// A 16-slot ring with bursts of 1..24: a wrap-around every few items and constant contention on the indices.
+TEST(SpscRingStress, TinyRingManyIndexUpdates) {
+  const uint64_t total = std::max<uint64_t>(stress_items() / 10, 100'000);
+  const StressResult r = run_stress(total, 16, 24);
+  EXPECT_EQ(r.mismatches, 0u);
+  EXPECT_EQ(r.received, total);
+  EXPECT_EQ(r.consumer_sum, r.producer_sum);
 }
 
 // The barge-in protocol under contention: the producer writes sequence numbers and now and then publishes
