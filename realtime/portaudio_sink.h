@@ -6,6 +6,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "realtime/audio_sink.h"
 #include "realtime/playback_queue.h"
@@ -31,6 +32,9 @@ class PortAudioSink final : public AudioSink {
   SinkStats stats() const override { return queue_->stats(); }
   std::string describe() const override;
   int input_rate() const override { return input_rate_; }
+
+  // The output devices PortAudio offers (same as list_output_devices()).
+  static std::vector<AudioDeviceInfo> list_devices() { return list_output_devices(); }
 
   const std::string& device_name() const { return device_name_; }
   double output_latency() const;  // seconds, as reported by the open stream

@@ -6,7 +6,7 @@
 #include <jack/jack.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -95,15 +95,22 @@ class JackTestServer {
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    const int err = posix_spawnp(&pid_, "jackd", &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (err != 0) {
+    const int log_fd = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    // fork + exec rather than posix_spawn for PR_SET_PDEATHSIG: the server dies with this process even if a
+    // test aborts, so no orphan can hold the slot's name. Only async-signal-safe calls in the child.
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() == 1) ::_exit(127);  // the parent is already gone
+      ::dup2(log_fd, 1);
+      ::dup2(log_fd, 2);
+      ::execvp("jackd", argv.data());
+      ::_exit(127);
+    }
+    ::close(log_fd);
+    if (pid_ < 0) {
       release_slot();
-      throw std::runtime_error("cannot start jackd (is Debian's jackd2 installed?): " + std::string(strerror(err)));
+      throw std::runtime_error(std::string("cannot fork for jackd: ") + strerror(errno));
     }
     try {
       wait_until_ready();
@@ -160,9 +167,13 @@ class JackTestServer {
         const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
         if (fd < 0) continue;
         if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
-          slot_ = slot;
-          lock_fd_ = fd;
-          return;
+          // A server answering under this name is an orphan from elsewhere: never mistake it for ours.
+          if (!server_answers("kokoro-test-" + std::to_string(slot))) {
+            slot_ = slot;
+            lock_fd_ = fd;
+            return;
+          }
+          std::fprintf(stderr, "JackTestServer: a foreign jackd holds the name kokoro-test-%d; using another slot\n", slot);
         }
         ::close(fd);
       }
@@ -175,6 +186,13 @@ class JackTestServer {
     if (lock_fd_ >= 0) ::close(lock_fd_);  // closing drops the flock
     lock_fd_ = -1;
   }
+  static bool server_answers(const std::string& name) {
+    jack_status_t st{};
+    jack_client_t* probe =
+        jack_client_open("kokoro-probe", static_cast<jack_options_t>(JackNoStartServer | JackServerName), &st, name.c_str());
+    if (probe) jack_client_close(probe);
+    return probe != nullptr;
+  }
   void wait_until_ready() {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
     while (std::chrono::steady_clock::now() < deadline) {
@@ -183,13 +201,7 @@ class JackTestServer {
         pid_ = -1;
         throw std::runtime_error("jackd exited during start-up:\n" + log());
       }
-      jack_status_t st{};
-      jack_client_t* probe = jack_client_open("kokoro-probe", static_cast<jack_options_t>(JackNoStartServer | JackServerName),
-                                              &st, name_.c_str());
-      if (probe) {
-        jack_client_close(probe);
-        return;
-      }
+      if (server_answers(name_)) return;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     throw std::runtime_error("jackd did not become ready within 15 s:\n" + log());

@@ -146,6 +146,12 @@ TEST(JackSink, FlushSilencesWithinOnePeriodAndPlaysTheNextUtterance) {
   sink.start();
   JackCapture capture(server.name(), 1);
   ASSERT_TRUE(capture.connect(sink.port_name(1), 1));
+  // Mono auto-connect feeds both speakers.
+  jack_port_t* out1 = jack_port_by_name(capture.client(), sink.port_name(1).c_str());
+  ASSERT_NE(out1, nullptr);
+  EXPECT_TRUE(jack_port_connected_to(out1, "system:playback_1"));
+  EXPECT_TRUE(jack_port_connected_to(out1, "system:playback_2"));
+  EXPECT_EQ(jack_port_by_name(capture.client(), sink.port_name(2).c_str()), nullptr);  // no out_2 in mono
 
   const auto old_speech = test::sine_wave(440, 24000, 2 * 24000);
   for (std::size_t i = 0; i < old_speech.size(); i += 600) sink.write(old_speech.data() + i, 600);

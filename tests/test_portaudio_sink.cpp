@@ -26,7 +26,7 @@ test::AlsaNullConfig& alsa() {
 [[maybe_unused]] const bool kAlsaReady = (alsa(), true);
 
 TEST(PortAudioDevices, ListsTheAlsaDevicesOfTheConfiguration) {
-  const auto devices = list_output_devices();
+  const auto devices = PortAudioSink::list_devices();
   auto find = [&](const std::string& name) {
     return std::find_if(devices.begin(), devices.end(), [&](const AudioDeviceInfo& d) { return d.name == name; });
   };
