@@ -87,7 +87,8 @@ class AudioSink {
   virtual void end_utterance() = 0;
   // Producer thread. Drops everything queued but not yet played (see barge-in above) and re-arms write().
   virtual void flush() = 0;
-  // Producer thread. Waits until everything written has been played; throws on failure, stall or timeout.
+  // Producer thread. Waits until everything written has been played (taken by the callback, then the
+  // device's output latency), so the sink can be closed right after; throws on failure, stall or timeout.
   virtual void drain(double timeout_seconds) = 0;
 
   // Any thread. Makes a blocked write() return early; cleared by flush().

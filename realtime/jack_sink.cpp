@@ -3,8 +3,10 @@
 #include <jack/jack.h>
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include "core/error.h"
 
@@ -108,6 +110,17 @@ void JackSink::start() {
       spdlog::warn("JACK client {}: cannot connect {} to {}", client_name_, second, playback[1]);
   }
   if (playback) jack_free(playback);
+}
+
+void JackSink::drain(double timeout_seconds) {
+  queue_->drain(timeout_seconds);
+  // The callback has handed everything to JACK; wait out the port's playback latency (plus the period in
+  // flight) so that closing the client right after drain() does not cut the end off.
+  jack_latency_range_t range{};
+  jack_port_get_latency_range(out1_, JackPlaybackLatency, &range);
+  const SinkStats s = queue_->stats();
+  if (s.output_rate > 0)
+    std::this_thread::sleep_for(std::chrono::duration<double>(double(range.max + 2u * s.period_frames) / s.output_rate));
 }
 
 std::string JackSink::port_name(int channel) const { return client_name_ + ":out_" + std::to_string(channel); }

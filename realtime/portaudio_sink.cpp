@@ -4,8 +4,11 @@
 #include <jack/jack.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdarg>
 #include <cstdlib>
+#include <thread>
 
 #include "core/error.h"
 #include "realtime/jack_sink.h"
@@ -155,6 +158,16 @@ void PortAudioSink::stop() {
   stopping_ = true;
   Pa_StopStream(stream_);
   running_ = false;
+}
+
+void PortAudioSink::drain(double timeout_seconds) {
+  queue_->drain(timeout_seconds);
+  // Everything is in PortAudio's hands; wait out the stream's output latency and one period so that
+  // stopping or closing right after drain() does not cut the end off.
+  const SinkStats s = queue_->stats();
+  double wait = running_ ? output_latency() : 0.0;
+  if (running_ && s.output_rate > 0) wait += double(s.period_frames) / s.output_rate;
+  std::this_thread::sleep_for(std::chrono::duration<double>(std::min(wait, 1.0)));
 }
 
 double PortAudioSink::output_latency() const {

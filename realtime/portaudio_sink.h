@@ -27,7 +27,7 @@ class PortAudioSink final : public AudioSink {
   std::size_t write(const float* samples, std::size_t n) override { return queue_->write(samples, n); }
   void end_utterance() override { queue_->end_utterance(); }
   void flush() override { queue_->flush(); }
-  void drain(double timeout_seconds) override { queue_->drain(timeout_seconds); }
+  void drain(double timeout_seconds) override;
   void interrupt() override { queue_->interrupt(); }
   SinkStats stats() const override { return queue_->stats(); }
   std::string describe() const override;
