@@ -14,6 +14,7 @@
 // never loses a whole utterance; all offsets still refer to the caller's original bytes, and
 // Segment::text is always valid UTF-8. Control characters are whitespace; symbols and emoji are silent.
 // Any input gives a result in time linear in its length; empty or silent input gives no segments.
+// segment() is const and safe to call from several threads (espeak-ng calls are serialized inside).
 #pragma once
 #include <cstddef>
 #include <cstdint>
