@@ -44,6 +44,22 @@ def run(lang, corpus):
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
 
 
+def run_other():
+    """Other languages: misaki's EspeakG2P, which KPipeline uses for es, fr-fr, hi, it, pt-br."""
+    from misaki import espeak
+    g2ps = {}
+    rows = []
+    for line in (DATA / "corpus_other.txt").read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        lang, text = line.split("\t", 1)
+        if lang not in g2ps:
+            g2ps[lang] = espeak.EspeakG2P(language=lang)
+        ps, _ = g2ps[lang](text)
+        rows.append({"language": lang, "text": text, "ps": ps})
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--check", action="store_true", help="fail if the committed files differ")
@@ -62,6 +78,15 @@ def main():
         else:
             out.write_text(text, encoding="utf-8")
             print(f"wrote {out} ({text.count(chr(10))} lines)")
+    out = DATA / "expected_other.jsonl"
+    text = run_other()
+    if args.check:
+        same = out.exists() and out.read_text(encoding="utf-8") == text
+        print(f"{out.name}: {'up to date' if same else 'DIFFERS'}")
+        status |= 0 if same else 1
+    else:
+        out.write_text(text, encoding="utf-8")
+        print(f"wrote {out} ({text.count(chr(10))} lines)")
     sys.exit(status)
 
 
