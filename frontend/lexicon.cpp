@@ -465,7 +465,6 @@ Reading Lexicon::get_number(std::u32string word, char32_t currency, bool is_head
   } else if (std::count(word.begin(), word.end(), U'.') > 1 || !is_head) {
     const std::string all = ascii(without_commas(word));
     size_t start = 0;
-    bool first = true;
     while (start <= all.size()) {
       size_t dot = all.find('.', start);
       if (dot == std::string::npos) dot = all.size();
@@ -478,8 +477,6 @@ Reading Lexicon::get_number(std::u32string word, char32_t currency, bool is_head
           say_words(cardinal_words(part));
         }
       }
-      (void)first;
-      first = false;
       start = dot + 1;
     }
   } else if (cur != currencies().end() &&
