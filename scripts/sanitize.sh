@@ -33,8 +33,9 @@ run_tree() {  # name sanitizers tests...
   shift 2
   local dir="$BUILD_ROOT/build-$name"
   echo "== $name: -DKOKORO_SANITIZE=$sanitizers in $dir"
+  mkdir -p "$dir"
   cmake -S "$ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKOKORO_SANITIZE="$sanitizers" \
-    -DKOKORO_BUILD_BENCH=OFF >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; return 1; }
+    -DKOKORO_BUILD_BENCH=OFF >"$dir/configure.log" 2>&1 || { cat "$dir/configure.log"; return 1; }
   cmake --build "$dir" --target "$@" -j "$JOBS"
   local t start
   for t in "$@"; do
