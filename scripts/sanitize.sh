@@ -23,9 +23,7 @@ TSAN_TESTS=(test_ringbuffer test_realtime test_portaudio_sink)
 ASAN_TESTS=(test_ringbuffer test_realtime test_portaudio_sink)
 
 export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1 second_deadlock_stack=1}"
-# Full malloc stacks so that scripts/lsan.supp can name the dynamic loader (see that file for why).
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1 abort_on_error=1 fast_unwind_on_malloc=0}"
-export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$ROOT/scripts/lsan.supp print_suppressions=0}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1 abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1 halt_on_error=1}"
 
 run_tree() {  # name sanitizers tests...

@@ -274,18 +274,22 @@ class JackCapture {
   std::atomic<uint64_t> overflows_{0};
 };
 
-// An ALSA configuration in a private HOME: "default" is the null PCM (discards audio), "kokoro_file" is the
-// file plugin writing raw samples to <dir>/alsa-out.raw in front of the null PCM. ALSA reads ~/.asoundrc
-// once per process, so this must run before the first PortAudio/ALSA call; the user's HOME is untouched.
+// A private, self-contained ALSA configuration for this process (ALSA_CONFIG_PATH replaces the system's
+// alsa.conf, so neither the machine's plugins such as pulse or jack nor anybody's ~/.asoundrc take part):
+// "default" is the null PCM (discards audio, not clocked), "kokoro_file" is the file plugin writing raw
+// samples to <dir>/alsa-out.raw in front of the null PCM. ALSA reads its configuration once per process,
+// so this must run before the first PortAudio/ALSA call.
 class AlsaNullConfig {
  public:
   AlsaNullConfig() {
     raw_path_ = dir_.file("alsa-out.raw");
-    std::ofstream rc(dir_.file(".asoundrc"));
-    rc << "pcm.!default { type plug slave.pcm \"null\" }\n"
+    const std::string conf = dir_.file("asound.conf");
+    std::ofstream rc(conf);
+    rc << "pcm.null { type null }\n"
+       << "pcm.!default { type plug slave.pcm \"null\" }\n"
        << "pcm.kokoro_file { type file slave.pcm \"null\" file \"" << raw_path_ << "\" format \"raw\" }\n";
     rc.close();
-    ::setenv("HOME", dir_.path().c_str(), 1);
+    ::setenv("ALSA_CONFIG_PATH", conf.c_str(), 1);
     ::setenv("JACK_NO_START_SERVER", "1", 1);
   }
   const std::string& raw_path() const { return raw_path_; }

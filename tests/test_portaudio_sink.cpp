@@ -1,7 +1,7 @@
-// The PortAudio sink driven for real through ALSA, with no sound card: a private ~/.asoundrc (HOME points at
-// a temporary directory for this process only) makes "default" ALSA's null PCM and adds "kokoro_file", the
-// ALSA file plugin writing the raw float samples in front of the null PCM. The file lets the test check
-// that exactly the expected samples went through PortAudio and ALSA.
+// The PortAudio sink driven for real through ALSA, with no sound card: a private ALSA configuration
+// (ALSA_CONFIG_PATH, this process only) makes "default" ALSA's null PCM and adds "kokoro_file", the ALSA
+// file plugin writing the raw float samples in front of the null PCM. The file lets the test check that
+// exactly the expected samples went through PortAudio and ALSA.
 //
 // ALSA's null PCM is not paced by a clock: it takes samples as fast as the callback produces them, so the
 // callback runs far faster than real time here. The tests therefore queue the whole utterance before
@@ -18,7 +18,7 @@
 namespace kokoro {
 namespace {
 
-// Set up before main() so that no test can touch ALSA before HOME points at the private configuration.
+// Set up before main() so that no test can touch ALSA before ALSA_CONFIG_PATH points at the private file.
 test::AlsaNullConfig& alsa() {
   static test::AlsaNullConfig config;
   return config;
@@ -57,7 +57,7 @@ TEST(PortAudioDevices, DefaultExactAndUniqueSubstringSelectADevice) {
   EXPECT_EQ(PortAudioSink(o).device_name(), "default");
   o.device = "kokoro_";  // a unique substring selects kokoro_file
   EXPECT_EQ(PortAudioSink(o).device_name(), "kokoro_file");
-  o.device = "f";  // in both "default" and "kokoro_file"
+  o.device = std::string(1, 'f');  // in both "default" and "kokoro_file" (not = "f": GCC 12 -Wrestrict false positive)
   try {
     PortAudioSink sink(o);
     FAIL() << "an ambiguous device name must fail";
