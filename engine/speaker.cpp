@@ -121,7 +121,9 @@ void Speaker::speak(const Item& item, UtteranceReport& report) {
   } else {
     segments = frontend_->segment(item.text);
   }
-  SeededNoise noise(options_.seed);
+  SeededNoise seeded(options_.seed);
+  TestNoise reference;
+  NoiseSource& noise = options_.reference_noise ? static_cast<NoiseSource&>(reference) : seeded;
   bool first = true;
   for (const Segment& seg : segments) {
     if (item.generation != generation_.load()) {

@@ -38,6 +38,7 @@ struct SpeakerOptions {
   float speed = 1.0f;
   bool phoneme_input = false;  // say() receives phoneme strings instead of text
   uint64_t seed = 0;           // noise seed: the same seed gives the same audio
+  bool reference_noise = false;  // the reference tool's deterministic noise (TestNoise), for comparisons
 };
 
 class Speaker {

@@ -32,7 +32,7 @@ struct Options {
   std::string quality = "medium", jack_name = "kokoro";
   float speed = 1.0f;
   bool phonemes = false, phonemes_in = false, list_voices = false, list_devices = false, interrupt = false;
-  bool quiet = false, verbose = false;
+  bool quiet = false, verbose = false, reference_noise = false;
   int threads = 2;
   uint64_t seed = 0;
   size_t first_words = 6;
@@ -142,6 +142,8 @@ int main(int argc, char** argv) {
   app.add_option("--assets", o.assets, "Assets directory (default: $KOKORO_ASSETS or ../shared/assets)");
   app.add_option("--threads", o.threads, "Compute threads")->check(CLI::Range(1, 64))->capture_default_str();
   app.add_option("--seed", o.seed, "Noise seed (same seed, same audio)")->capture_default_str();
+  app.add_flag("--reference-noise", o.reference_noise,
+               "Use the deterministic noise of tools/reference (to compare with the official implementation)");
   app.add_option("--first-words", o.first_words, "Words in the first segment of an utterance (0: no limit)")->capture_default_str();
   app.add_flag("-q,--quiet", o.quiet, "No status lines");
   app.add_flag("-v,--verbose", o.verbose, "Debug logging");
@@ -190,6 +192,7 @@ int main(int argc, char** argv) {
     so.speed = o.speed;
     so.phoneme_input = o.phonemes_in;
     so.seed = o.seed;
+    so.reference_noise = o.reference_noise;
     kokoro::Speaker speaker(synth, frontend, std::move(voice), *sink, so);
     std::atomic<bool> failed{false};
     speaker.on_report([&](const kokoro::UtteranceReport& r) {
