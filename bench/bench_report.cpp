@@ -1,0 +1,196 @@
+#include "bench/bench_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "bench/flop_model.h"
+#include "core/error.h"
+
+namespace kokoro::bench {
+
+namespace {
+
+struct Totals {
+  double compute_ms = 0, audio_s = 0, frontend_ms = 0;
+  StageTimes stages;
+  std::array<double, kStageCount> flops{};
+  std::vector<double> ttfa;
+  size_t segments = 0;
+};
+
+Totals totals(const std::vector<const CorpusResult*>& corpora, const ModelFile& model) {
+  Totals t;
+  for (const CorpusResult* c : corpora)
+    for (const UtteranceMeasure& u : c->runs) {
+      t.compute_ms += u.compute_ms;
+      t.audio_s += u.audio_s;
+      t.frontend_ms += u.frontend_ms;
+      t.ttfa.push_back(u.ttfa_ms);
+      for (const SegmentMeasure& s : u.segments) {
+        t.stages += s.stages;
+        const auto f = stage_flops(model, s.tokens, s.frames);
+        for (int i = 0; i < kStageCount; ++i) t.flops[i] += f[i];
+        ++t.segments;
+      }
+    }
+  return t;
+}
+
+std::vector<const CorpusResult*> all(const BenchResult& r) {
+  std::vector<const CorpusResult*> v;
+  for (const auto& c : r.corpora) v.push_back(&c);
+  return v;
+}
+
+nlohmann::json summary(const Totals& t) {
+  nlohmann::json j;
+  j["utterances"] = t.ttfa.size();
+  j["segments"] = t.segments;
+  j["audio_s"] = t.audio_s;
+  j["compute_s"] = t.compute_ms / 1e3;
+  j["rtf"] = t.audio_s > 0 ? t.compute_ms / 1e3 / t.audio_s : 0.0;
+  j["ttfa_ms_p50"] = percentile(t.ttfa, 50);
+  j["ttfa_ms_p95"] = percentile(t.ttfa, 95);
+  j["ttfa_ms_max"] = percentile(t.ttfa, 100);
+  return j;
+}
+
+}  // namespace
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = p / 100.0 * (v.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(pos)), hi = std::min(v.size() - 1, lo + 1);
+  return v[lo] + (v[hi] - v[lo]) * (pos - lo);
+}
+
+nlohmann::json to_json(const BenchResult& r, const ModelFile& model) {
+  const Totals t = totals(all(r), model);
+  nlohmann::json j = summary(t);
+  j["mode"] = r.mode;
+  j["threads"] = r.threads;
+  j["load_ms"] = r.load_ms;
+  j["frontend_load_ms"] = r.frontend_load_ms;
+  j["peak_rss_mb"] = r.peak_rss_mb;
+  j["rss_after_load_mb"] = r.rss_after_load_mb;
+  j["gemm_peak_gflops"] = {{"1", r.peak.gflops_1}, {std::to_string(r.peak.threads), r.peak.gflops_n}};
+  j["text_side_ms_20_tokens"] = r.text_side_ms_20;
+  for (int i : {kAlbert, kProsody, kTextEncoder}) j["text_side_20_tokens_stages_ms"][stage_name(i)] = r.text_side_stages_20.ms[i];
+  j["frontend_ms"] = t.frontend_ms;
+  nlohmann::json stages = nlohmann::json::array();
+  for (int i = 0; i < kStageCount; ++i) {
+    const double ms = t.stages.ms[i];
+    const double gflops = ms > 0 ? t.flops[i] / (ms * 1e6) : 0.0;
+    stages.push_back({{"name", stage_name(i)},
+                      {"ms", ms},
+                      {"ms_per_audio_s", t.audio_s > 0 ? ms / t.audio_s : 0.0},
+                      {"gflop", t.flops[i] / 1e9},
+                      {"gflops", gflops},
+                      {"of_peak", r.peak.gflops_n > 0 ? gflops / r.peak.gflops_n : 0.0}});
+  }
+  j["stages"] = stages;
+  for (const auto& c : r.corpora) j["corpora"][c.name] = summary(totals({&c}, model));
+  return j;
+}
+
+std::string to_table(const BenchResult& r, const ModelFile& model) {
+  std::ostringstream o;
+  char line[256];
+  const Totals t = totals(all(r), model);
+  std::snprintf(line, sizeof line, "kokoro-bench  mode %s  threads %d  load %.0f ms (frontend %.0f ms)  peak RSS %.0f MB\n",
+                r.mode.c_str(), r.threads, r.load_ms, r.frontend_load_ms, r.peak_rss_mb);
+  o << line;
+  std::snprintf(line, sizeof line, "GEMM peak (Eigen 1024^3): %.0f GFLOP/s on 1 thread, %.0f on %d\n\n", r.peak.gflops_1,
+                r.peak.gflops_n, r.peak.threads);
+  o << line;
+  o << "corpus     utts  segs   audio s   compute s     RTF   TTFA p50   p95      max (ms)\n";
+  auto row = [&](const std::string& name, const Totals& c) {
+    std::snprintf(line, sizeof line, "%-9s %5zu %5zu %9.2f %11.3f %7.3f %9.1f %6.1f %8.1f\n", name.c_str(), c.ttfa.size(),
+                  c.segments, c.audio_s, c.compute_ms / 1e3, c.audio_s > 0 ? c.compute_ms / 1e3 / c.audio_s : 0.0,
+                  percentile(c.ttfa, 50), percentile(c.ttfa, 95), percentile(c.ttfa, 100));
+    o << line;
+  };
+  for (const auto& c : r.corpora) row(c.name, totals({&c}, model));
+  row("all", t);
+  o << "\nstage          ms total   ms per audio s   share   GFLOP   GFLOP/s   of peak\n";
+  const double total_ms = t.stages.total() + t.frontend_ms;
+  auto stage_row = [&](const char* name, double ms, double flops) {
+    const double gflops = ms > 0 ? flops / (ms * 1e6) : 0;
+    if (flops > 0)
+      std::snprintf(line, sizeof line, "%-13s %9.1f %16.2f %6.1f%% %7.2f %9.1f %8.0f%%\n", name, ms, ms / t.audio_s,
+                    100 * ms / total_ms, flops / 1e9, gflops, r.peak.gflops_n > 0 ? 100 * gflops / r.peak.gflops_n : 0.0);
+    else
+      std::snprintf(line, sizeof line, "%-13s %9.1f %16.2f %6.1f%%\n", name, ms, ms / t.audio_s, 100 * ms / total_ms);
+    o << line;
+  };
+  stage_row("frontend", t.frontend_ms, 0);
+  for (int i = 0; i < kStageCount; ++i) stage_row(stage_name(i), t.stages.ms[i], t.flops[i]);
+  std::snprintf(line, sizeof line,
+                "\ntext side for 20 phoneme tokens (ALBERT + prosody + text encoder, median): %.1f ms "
+                "(%.1f + %.1f + %.1f)\n",
+                r.text_side_ms_20, r.text_side_stages_20.ms[kAlbert], r.text_side_stages_20.ms[kProsody],
+                r.text_side_stages_20.ms[kTextEncoder]);
+  o << line;
+  o << "GFLOP/s counts direct-convolution work: a fast-convolution kernel does fewer operations, so its rate can\n"
+       "exceed the GEMM peak.\n";
+  return o.str();
+}
+
+void write_plots(const BenchResult& r, const std::string& dir) {
+  namespace fs = std::filesystem;
+  fs::create_directories(dir);
+  const fs::path d(dir);
+  // TTFA CDF: one data block per corpus.
+  {
+    std::ofstream f(d / "ttfa.dat");
+    for (const auto& c : r.corpora) {
+      std::vector<double> v;
+      for (const auto& u : c.runs) v.push_back(u.ttfa_ms);
+      std::sort(v.begin(), v.end());
+      f << "# " << c.name << "\n";
+      for (size_t i = 0; i < v.size(); ++i) f << v[i] << " " << (i + 1.0) / v.size() << "\n";
+      f << "\n\n";
+    }
+  }
+  // Stage time per second of audio, all corpora together.
+  {
+    StageTimes s;
+    double audio = 0, front = 0;
+    for (const auto& c : r.corpora)
+      for (const auto& u : c.runs) {
+        audio += u.audio_s;
+        front += u.frontend_ms;
+        for (const auto& seg : u.segments) s += seg.stages;
+      }
+    std::ofstream f(d / "stages.dat");
+    f << "frontend " << (audio > 0 ? front / audio : 0) << "\n";
+    for (int i = 0; i < kStageCount; ++i) f << stage_name(i) << " " << (audio > 0 ? s.ms[i] / audio : 0) << "\n";
+  }
+  std::ofstream g(d / "plots.gp");
+  g << "set terminal pngcairo noenhanced size 900,540 font 'sans,11'\n"
+    << "set output '" << (d / "ttfa_cdf.png").string() << "'\n"
+    << "set title 'Time to first audio, mode " << r.mode << ", " << r.threads << " thread(s)'\n"
+    << "set xlabel 'TTFA (ms)'; set ylabel 'fraction of utterances'; set key bottom right; set grid\n"
+    << "set yrange [0:1.02]\n"
+    << "plot ";
+  for (size_t i = 0; i < r.corpora.size(); ++i)
+    g << (i ? ", " : "") << "'" << (d / "ttfa.dat").string() << "' index " << i
+      << " using 1:2 with steps lw 2 title '" << r.corpora[i].name << "'";
+  g << "\nset output '" << (d / "stages.png").string() << "'\n"
+    << "set title 'Compute per second of audio, by stage (mode " << r.mode << ", " << r.threads << " thread(s))'\n"
+    << "set xlabel ''; set ylabel 'ms per audio second'; unset key; set autoscale y; set yrange [0:*]\n"
+    << "set style fill solid 0.8; set boxwidth 0.7; set xtics rotate by -30\n"
+    << "plot '" << (d / "stages.dat").string() << "' using 0:2:xtic(1) with boxes lc rgb '#3a7bd5'\n";
+  g.close();
+  const std::string cmd = "gnuplot '" + (d / "plots.gp").string() + "'";
+  if (std::system(cmd.c_str()) != 0)
+    throw Error("kokoro-bench --plot: gnuplot failed on " + (d / "plots.gp").string() +
+                " (install it with scripts/install-deps.sh)");
+}
+
+}  // namespace kokoro::bench

@@ -1,0 +1,39 @@
+// kokoro-bench's results: aggregation over utterances, the people's table, the machines' JSON, and gnuplot
+// PNGs (latency CDF, per-stage bars).
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "bench/bench_runner.h"
+#include "bench/gemm_peak.h"
+#include "core/model_file.h"
+
+namespace kokoro::bench {
+
+struct CorpusResult {
+  std::string name;
+  std::vector<UtteranceMeasure> runs;  // every utterance of every repetition
+};
+
+struct BenchResult {
+  std::string mode;
+  int threads = 1;
+  double load_ms = 0;           // model file open + engine construction
+  double frontend_load_ms = 0;  // lexicons, espeak-ng
+  double peak_rss_mb = 0;
+  double rss_after_load_mb = 0;
+  GemmPeak peak;
+  double text_side_ms_20 = 0;   // ALBERT + prosody + text encoder for 20 phoneme tokens (median)
+  StageTimes text_side_stages_20;
+  std::vector<CorpusResult> corpora;
+};
+
+double percentile(std::vector<double> v, double p);  // p in [0, 100], linear interpolation
+
+nlohmann::json to_json(const BenchResult& r, const ModelFile& model);
+std::string to_table(const BenchResult& r, const ModelFile& model);
+// Writes ttfa_cdf.png and stages.png into dir (created if needed) with gnuplot; throws when gnuplot fails.
+void write_plots(const BenchResult& r, const std::string& dir);
+
+}  // namespace kokoro::bench

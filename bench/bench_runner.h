@@ -1,0 +1,51 @@
+// How kokoro-bench drives an engine: one Runner per synthesis mode, each turning a text utterance into audio
+// and reporting when the first audio became available (TTFA), the compute time and the per-stage split.
+//
+//   exact   ExactRunner: frontend -> Synthesizer::synthesize per segment (engine/synthesizer.h). The first
+//           segment is kept short (first_words) as kokoro-say does, so TTFA is frontend + first segment.
+//   stream  the streaming engine (engine/stream*) once it lands: implement a StreamRunner here that reports
+//           the moment its first chunk is handed out, and register it in make_runner().
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench/stage_timer.h"
+#include "core/voice.h"
+#include "engine/synthesizer.h"
+#include "frontend/frontend.h"
+#include "frontend/vocab.h"
+
+namespace kokoro::bench {
+
+struct SegmentMeasure {
+  int64_t tokens = 0;  // ids including the two boundary tokens
+  int64_t frames = 0;  // asr frames (25 ms each)
+  StageTimes stages;
+};
+
+struct UtteranceMeasure {
+  double ttfa_ms = 0;      // from the text's arrival to the first audio sample being available
+  double compute_ms = 0;   // total wall time: frontend and every segment
+  double frontend_ms = 0;  // text -> phoneme segments -> ids
+  double audio_s = 0;
+  std::vector<SegmentMeasure> segments;
+};
+
+struct RunnerOptions {
+  std::string voice = "af_heart";
+  size_t first_words = 6;  // kokoro-say's default short first segment
+  float speed = 1.0f;
+};
+
+class Runner {
+ public:
+  virtual ~Runner() = default;
+  virtual UtteranceMeasure run(const std::string& text) = 0;
+};
+
+// mode "exact" (or "stream" once the streaming engine exists); throws kokoro::Error for an unknown mode.
+std::unique_ptr<Runner> make_runner(const std::string& mode, std::shared_ptr<const Synthesizer> synth,
+                                    const std::string& assets_dir, const RunnerOptions& options);
+
+}  // namespace kokoro::bench

@@ -1,0 +1,180 @@
+// kokoro-bench: end-to-end speed of the engine on fixed corpora (bench/corpus/): RTF (compute time / audio
+// time, lower is faster), time to first audio, per-stage time and achieved GFLOP/s against the measured
+// GEMM peak, text-side time for 20 tokens, model load time and peak RSS.
+//
+//   build/bin/kokoro-bench                          all corpora, exact mode, table on stdout
+//   build/bin/kokoro-bench --corpus short,medium --repeat 5 --threads 2
+//   build/bin/kokoro-bench --json > bench.json      machine-readable (keys: rtf, ttfa_ms_p50, ttfa_ms_p95,
+//                                                   peak_rss_mb, load_ms, mode, threads, stages, corpora...)
+//   build/bin/kokoro-bench --plot docs/bench        ttfa_cdf.png and stages.png (gnuplot)
+//
+// Each corpus file is read as one utterance per non-empty line, except passage.txt, which is one utterance
+// (a ~2-minute text the frontend splits into segments). One untimed warm-up utterance runs first.
+#include <CLI/CLI.hpp>
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "bench/bench_report.h"
+#include "bench/bench_runner.h"
+#include "bench/gemm_peak.h"
+#include "core/assets.h"
+#include "core/error.h"
+#include "core/parallel.h"
+
+using namespace kokoro;
+using namespace kokoro::bench;
+
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double peak_rss_mb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss / 1024.0;  // kB on Linux
+}
+
+double current_rss_mb() {
+  std::ifstream f("/proc/self/statm");
+  long pages = 0, resident = 0;
+  f >> pages >> resident;
+  return resident * 4096.0 / (1024.0 * 1024.0);
+}
+
+std::vector<std::string> read_corpus(const std::string& dir, const std::string& name) {
+  const std::string path = dir + "/" + name + ".txt";
+  std::ifstream f(path);
+  if (!f) throw Error("kokoro-bench: cannot read corpus " + path);
+  std::vector<std::string> items;
+  if (name == "passage") {
+    std::stringstream ss;
+    ss << f.rdbuf();
+    items.push_back(ss.str());
+  } else {
+    for (std::string line; std::getline(f, line);)
+      if (line.find_first_not_of(" \t\r") != std::string::npos) items.push_back(line);
+  }
+  if (items.empty()) throw Error("kokoro-bench: corpus " + path + " is empty");
+  return items;
+}
+
+// ALBERT + prosody + text encoder on the first 20 phoneme tokens of a fixed sentence (median of `runs`).
+void measure_text_side(const Synthesizer& synth, const std::string& assets, BenchResult& r, int runs) {
+  FrontendOptions fo;
+  fo.assets_dir = assets;
+  const Frontend fe(fo);
+  const Vocab vocab = Vocab::from_config(synth.model().config(), synth.model().path());
+  const auto segs = fe.segment("The weather service expects light rain this afternoon, so bring a jacket.");
+  std::vector<int64_t> ids = tokenize(segs.at(0).phonemes, vocab);
+  if (ids.size() < 20) throw Error("kokoro-bench: text-side sentence has fewer than 20 tokens");
+  ids.resize(20);
+  ids.insert(ids.begin(), 0);
+  ids.push_back(0);
+  const VoicePack voice = VoicePack::resolve("af_heart", assets);
+  std::vector<double> totals;
+  std::vector<StageTimes> stages;
+  StageTimer timer;
+  AlignedFeatures feats;
+  for (int i = 0; i < runs + 1; ++i) {
+    timer.start();
+    synth.acoustic().forward(ids, voice.style_for(20), 1.0f, feats, &timer.trace());
+    timer.stop();
+    if (i == 0) continue;  // warm-up
+    StageTimes t = timer.times();
+    t.ms[kOther] = 0;  // the tail after t_en is the asr repeat, not text-side work
+    totals.push_back(t.ms[kAlbert] + t.ms[kProsody] + t.ms[kTextEncoder]);
+    stages.push_back(t);
+  }
+  r.text_side_ms_20 = percentile(totals, 50);
+  // the stages of the median run
+  size_t best = 0;
+  for (size_t i = 0; i < totals.size(); ++i)
+    if (std::abs(totals[i] - r.text_side_ms_20) < std::abs(totals[best] - r.text_side_ms_20)) best = i;
+  r.text_side_stages_20 = stages[best];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"kokoro-bench: RTF, time to first audio, per-stage time and memory of the kokoro-rt engine"};
+  std::string mode = "exact", corpora = "short,medium,long,passage", corpus_dir = std::string(KOKORO_SOURCE_DIR) + "/bench/corpus";
+  std::string model_path, assets, plot_dir, json_file, voice = "af_heart";
+  int repeat = 3, threads = num_threads(), text_runs = 20;
+  size_t first_words = 6;
+  bool json = false, no_peak = false;
+  app.add_option("--mode", mode, "exact (whole segments) or stream (when the streaming engine exists)")->capture_default_str();
+  app.add_option("--corpus", corpora, "Comma-separated corpora from the corpus directory")->capture_default_str();
+  app.add_option("--corpus-dir", corpus_dir, "Where <name>.txt corpora live")->capture_default_str();
+  app.add_option("--repeat", repeat, "Timed repetitions of each corpus")->capture_default_str()->check(CLI::Range(1, 1000));
+  app.add_option("--threads", threads, "Kernel threads (the caller included)")->capture_default_str()->check(CLI::Range(1, 64));
+  app.add_option("--voice", voice, "Voice")->capture_default_str();
+  app.add_option("--first-words", first_words, "Words in the first segment of an utterance (0: no limit)")->capture_default_str();
+  app.add_option("--text-runs", text_runs, "Runs of the 20-token text-side measurement")->capture_default_str()->check(CLI::Range(1, 1000));
+  app.add_option("--model", model_path, "Model file (default: KOKORO_MODEL or models/kokoro-v1_0.kokoro)");
+  app.add_option("--assets", assets, "Assets directory (voices, lexicons)");
+  app.add_flag("--json", json, "Print JSON on stdout instead of the table");
+  app.add_option("--json-file", json_file, "Also write the JSON to this file");
+  app.add_option("--plot", plot_dir, "Write ttfa_cdf.png and stages.png into this directory (gnuplot)");
+  app.add_flag("--no-peak", no_peak, "Skip the GEMM peak measurement");
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    set_num_threads(threads);
+    BenchResult r;
+    r.mode = mode;
+    r.threads = threads;
+    assets = find_assets_dir(assets);
+
+    auto t0 = std::chrono::steady_clock::now();
+    auto synth = std::make_shared<const Synthesizer>(Synthesizer::open(default_model_path(model_path)));
+    r.load_ms = ms_since(t0);
+    r.rss_after_load_mb = current_rss_mb();
+    t0 = std::chrono::steady_clock::now();
+    RunnerOptions ro;
+    ro.voice = voice;
+    ro.first_words = first_words;
+    std::unique_ptr<Runner> runner = make_runner(mode, synth, assets, ro);
+    r.frontend_load_ms = ms_since(t0);
+
+    std::vector<std::pair<std::string, std::vector<std::string>>> texts;
+    for (std::stringstream ss(corpora); ss.good();) {
+      std::string name;
+      std::getline(ss, name, ',');
+      if (!name.empty()) texts.emplace_back(name, read_corpus(corpus_dir, name));
+    }
+    if (texts.empty()) throw Error("kokoro-bench: no corpus selected");
+
+    runner->run(texts.front().second.front());  // warm-up: first-touch of weights and buffers
+    for (const auto& [name, items] : texts) {
+      CorpusResult c;
+      c.name = name;
+      for (int rep = 0; rep < repeat; ++rep)
+        for (const auto& text : items) c.runs.push_back(runner->run(text));
+      r.corpora.push_back(std::move(c));
+      if (!json) std::fprintf(stderr, "kokoro-bench: %s done\n", name.c_str());
+    }
+    measure_text_side(*synth, assets, r, text_runs);
+    if (!no_peak) r.peak = measure_gemm_peak(threads);
+    r.peak_rss_mb = peak_rss_mb();
+
+    const nlohmann::json j = to_json(r, synth->model());
+    if (!json_file.empty()) std::ofstream(json_file) << j.dump(2) << "\n";
+    if (json)
+      std::cout << j.dump(2) << "\n";
+    else
+      std::cout << to_table(r, synth->model());
+    if (!plot_dir.empty()) write_plots(r, plot_dir);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kokoro-bench: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,146 @@
+#include "core/parallel.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace kokoro {
+
+namespace {
+
+int default_threads() {
+  if (const char* env = std::getenv("KOKORO_THREADS"); env && *env) {
+    const int n = std::atoi(env);
+    if (n >= 1) return n;
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+std::atomic<int> g_threads{default_threads()};
+thread_local bool t_inside_task = false;
+
+class Pool {
+ public:
+  ~Pool() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      quit_ = true;
+    }
+    wake_.notify_all();
+    for (auto& w : workers_) w.join();
+  }
+
+  // Returns false (and runs nothing) when another job is in progress.
+  bool run(int64_t n, int threads, const std::function<void(int64_t)>& fn) {
+    std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
+    if (!busy.owns_lock()) return false;
+    grow(threads - 1);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      fn_ = &fn;
+      n_ = n;
+      next_.store(0);
+      done_ = 0;
+      error_ = nullptr;
+      invited_ = static_cast<int>(std::min<int64_t>(threads - 1, n - 1));
+      open_ = true;
+      ++generation_;
+    }
+    wake_.notify_all();
+    work();  // the caller claims tasks too
+    std::unique_lock<std::mutex> lock(mutex_);
+    // Workers that have not started by now are not waited for: they find the job closed and sleep again.
+    open_ = false;
+    finished_.wait(lock, [&] { return done_ == n_ && running_ == 0; });
+    fn_ = nullptr;
+    if (error_) std::rethrow_exception(error_);
+    return true;
+  }
+
+ private:
+  void grow(int workers) {
+    while (static_cast<int>(workers_.size()) < workers) {
+      const int index = static_cast<int>(workers_.size());
+      workers_.emplace_back([this, index] { loop(index); });
+    }
+  }
+
+  void loop(int index) {
+    uint64_t seen = 0;
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [&] { return quit_ || (generation_ != seen && open_ && index < invited_); });
+      if (quit_) return;
+      seen = generation_;
+      ++running_;
+      lock.unlock();
+      work();
+      lock.lock();
+      if (--running_ == 0 && done_ == n_) finished_.notify_all();
+    }
+  }
+
+  void work() {
+    t_inside_task = true;
+    int64_t finished = 0;
+    for (int64_t i; (i = next_.fetch_add(1)) < n_;) {
+      try {
+        (*fn_)(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!error_) error_ = std::current_exception();
+      }
+      ++finished;
+    }
+    t_inside_task = false;
+    std::lock_guard<std::mutex> lock(mutex_);
+    done_ += finished;
+    if (done_ == n_ && running_ == 0) finished_.notify_all();
+  }
+
+  std::mutex busy_;  // held by the thread whose job is running
+  std::mutex mutex_;
+  std::condition_variable wake_, finished_;
+  std::vector<std::thread> workers_;
+  // The current job; n_ and fn_ are written under mutex_ before workers are woken and read by them after.
+  const std::function<void(int64_t)>* fn_ = nullptr;
+  int64_t n_ = 0, done_ = 0;
+  std::atomic<int64_t> next_{0};
+  int invited_ = 0, running_ = 0;
+  bool open_ = false, quit_ = false;
+  uint64_t generation_ = 0;
+  std::exception_ptr error_;
+};
+
+Pool& pool() {
+  static Pool p;
+  return p;
+}
+
+}  // namespace
+
+void set_num_threads(int n) { g_threads.store(std::max(1, n)); }
+int num_threads() { return g_threads.load(); }
+
+void parallel_for(int64_t n, const std::function<void(int64_t)>& fn) {
+  if (n <= 0) return;
+  const int threads = num_threads();
+  if (n == 1 || threads <= 1 || t_inside_task || !pool().run(n, threads, fn)) {
+    for (int64_t i = 0; i < n; ++i) fn(i);
+  }
+}
+
+void parallel_ranges(int64_t total, int64_t min_chunk, int parts,
+                     const std::function<void(int64_t begin, int64_t end)>& fn) {
+  if (total <= 0) return;
+  const int64_t chunks = std::clamp<int64_t>(total / std::max<int64_t>(1, min_chunk), 1, std::max(1, parts));
+  const int64_t step = (total + chunks - 1) / chunks;
+  parallel_for((total + step - 1) / step, [&](int64_t c) { fn(c * step, std::min(total, (c + 1) * step)); });
+}
+
+}  // namespace kokoro
