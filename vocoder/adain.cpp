@@ -1,12 +1,29 @@
 #include "vocoder/adain.h"
 
+#include <cmath>
+
 #include "core/error.h"
-#include "core/kernels.h"
 
 namespace kokoro {
 
+namespace {
+thread_local InstanceStatsCapture* g_capture = nullptr;
+}
+
+void adain_scale_row(float* r, int64_t n, float inv_std, float gamma, float beta) {
+  Eigen::Map<Eigen::RowVectorXf> row(r, n);
+  row.array() = row.array() * ((1.0f + gamma) * inv_std) + beta;
+}
+
+void adain_normalize_row(float* r, int64_t n, float mean, float inv_std, float gamma, float beta) {
+  Eigen::Map<Eigen::RowVectorXf> row(r, n);
+  row.array() -= mean;
+  adain_scale_row(r, n, inv_std, gamma, beta);
+}
+
 AdaIN1d::AdaIN1d(const ModelFile& model, const std::string& prefix, int64_t channels, int64_t style_dim)
-    : channels_(channels),
+    : prefix_(prefix),
+      channels_(channels),
       fc_w_(model.get(prefix + ".fc.weight", {2 * channels, style_dim})),
       fc_b_(model.get(prefix + ".fc.bias", {2 * channels})) {
   if (model.has(prefix + ".norm.weight") || model.has(prefix + ".norm.bias")) {
@@ -16,10 +33,9 @@ AdaIN1d::AdaIN1d(const ModelFile& model, const std::string& prefix, int64_t chan
   }
 }
 
-void AdaIN1d::apply(Tensor& x, const float* style) const {
+AdaINAffine AdaIN1d::affine(const float* style) const {
+  if (!style) throw Error("AdaIN1d " + prefix_ + ": no style vector");
   const int64_t C = channels_;
-  if (x.rank() != 2 || x.dim(0) != C)
-    throw Error("AdaIN1d: expected [" + std::to_string(C) + ", T], got " + shape_to_string(x.shape()));
   Eigen::VectorXf h = fc_w_.matrix() * ConstVectorMap(style, fc_w_.dim(1)) + fc_b_.vector();
   Eigen::VectorXf gamma = h.head(C), beta = h.tail(C);
   if (has_norm_affine_) {
@@ -28,7 +44,61 @@ void AdaIN1d::apply(Tensor& x, const float* style) const {
     gamma = (one_plus * norm_w_.vector().array() - 1.0f).matrix();
     beta = (one_plus * norm_b_.vector().array() + beta.array()).matrix();
   }
-  adain(x, gamma.data(), beta.data(), 1e-5f);
+  return {std::vector<float>(gamma.data(), gamma.data() + C), std::vector<float>(beta.data(), beta.data() + C)};
 }
+
+void AdaIN1d::apply(Tensor& x, const float* style) const {
+  const int64_t C = channels_;
+  if (x.rank() != 2 || x.dim(0) != C)
+    throw Error("AdaIN1d " + prefix_ + ": expected [" + std::to_string(C) + ", T], got " + shape_to_string(x.shape()));
+  const AdaINAffine a = affine(style);
+  const int64_t T = x.dim(1);
+  InstanceStatsCapture* capture = g_capture;
+  InstanceStats recorded;
+  if (capture) {
+    recorded.mean.resize(C);
+    recorded.inv_std.resize(C);
+  }
+  for (int64_t c = 0; c < C; ++c) {
+    // Instance norm over time with the biased variance, as torch.nn.InstanceNorm1d.
+    Eigen::Map<Eigen::RowVectorXf> r(x.data() + c * T, T);
+    const float mean = r.mean();
+    r.array() -= mean;
+    const float inv = 1.0f / std::sqrt(r.squaredNorm() / static_cast<float>(T) + kInstanceNormEps);
+    adain_scale_row(r.data(), T, inv, a.gamma[c], a.beta[c]);
+    if (capture) {
+      recorded.mean[c] = mean;
+      recorded.inv_std[c] = inv;
+    }
+  }
+  if (capture) capture->record(prefix_, std::move(recorded));
+}
+
+void AdaIN1d::normalize(Tensor& x, int64_t c0, int64_t n, const InstanceStats& stats, const AdaINAffine& a) const {
+  const int64_t C = channels_;
+  if (x.rank() != 2 || x.dim(0) != C || c0 < 0 || n < 0 || c0 + n > x.dim(1))
+    throw Error("AdaIN1d " + prefix_ + ": columns [" + std::to_string(c0) + ", +" + std::to_string(n) + ") of " +
+                shape_to_string(x.shape()));
+  if (static_cast<int64_t>(stats.mean.size()) != C || static_cast<int64_t>(stats.inv_std.size()) != C)
+    throw Error("AdaIN1d " + prefix_ + ": statistics for " + std::to_string(stats.mean.size()) + " channels, layer has " +
+                std::to_string(C));
+  const int64_t T = x.dim(1);
+  for (int64_t c = 0; c < C; ++c)
+    adain_normalize_row(x.data() + c * T + c0, n, stats.mean[c], stats.inv_std[c], a.gamma[c], a.beta[c]);
+}
+
+InstanceStatsCapture::InstanceStatsCapture() {
+  if (g_capture) throw Error("InstanceStatsCapture: a capture is already active on this thread");
+  g_capture = this;
+}
+
+InstanceStatsCapture::~InstanceStatsCapture() { g_capture = nullptr; }
+
+void InstanceStatsCapture::record(const std::string& name, InstanceStats s) {
+  if (!stats_.emplace(name, std::move(s)).second)
+    throw Error("InstanceStatsCapture: layer " + name + " ran twice in one capture");
+}
+
+InstanceStatsCapture* InstanceStatsCapture::active() { return g_capture; }
 
 }  // namespace kokoro

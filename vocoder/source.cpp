@@ -42,64 +42,101 @@ HarmonicSource::HarmonicSource(const ModelFile& model, int upsample)
       linear_b_(model.get("decoder.generator.m_source.l_linear.bias", {1})) {}
 
 void HarmonicSource::forward(const float* f0, int64_t frames, NoiseSource& noise, Tensor& excitation) const {
-  constexpr int H = kHarmonics;
   if (frames < 1) throw Error("harmonic source: no F0 frames");
-  if (upsample_ < 2) throw Error("harmonic source: upsample factor must be >= 2");
-  const int64_t L = frames * upsample_;
+  SineGenStream stream(*this);
+  stream.begin(noise);
+  stream.push(f0, frames, true, excitation);
+}
+
+SineGenStream::SineGenStream(const HarmonicSource& source) : src_(source) {
+  if (src_.upsample_ < 2) throw Error("harmonic source: upsample factor must be >= 2");
+}
+
+void SineGenStream::begin(NoiseSource& noise) {
+  constexpr int H = HarmonicSource::kHarmonics;
+  noise_ = &noise;
+  f0_.clear();
+  rad_.clear();
+  phase_.clear();
+  cum_.assign(H, 0.0);  // torch.cumsum on CPU accumulates float32 in double
+  rand_ini_.assign(H, 0.0f);
+  noise.sine_phases(rand_ini_.data());
+  rand_ini_[0] = 0.0f;
+  next_sample_ = 0;
+  ended_ = false;
+}
+
+void SineGenStream::push(const float* f0, int64_t frames, bool last, Tensor& out) {
+  constexpr int H = HarmonicSource::kHarmonics;
+  if (ended_) throw Error("harmonic source: push after the end of the segment (call begin first)");
+  if (frames < 0 || (frames > 0 && !f0)) throw Error("harmonic source: bad F0 chunk");
+  const int64_t up = src_.upsample_;
+  const int64_t m0 = static_cast<int64_t>(f0_.size());
+  f0_.insert(f0_.end(), f0, f0 + frames);
+  const int64_t M = static_cast<int64_t>(f0_.size());
+  if (last && M < 1) throw Error("harmonic source: no F0 frames");
+  const int64_t L = M * up;  // samples of the frames received so far
 
   // rad_values at the audio rate are constant over each frame (nearest upsampling), except sample 0, which
-  // also carries the random initial phase. Only the per-frame values and that one sample are stored.
-  std::vector<float> rad(frames * H), rad_sample0(H), rand_ini(H);
-  for (int64_t m = 0; m < frames; ++m)
-    for (int h = 0; h < H; ++h) rad[m * H + h] = mod1(f0[m] * static_cast<float>(h + 1) / kSampleRate);
-  noise.sine_phases(rand_ini.data());
-  rand_ini[0] = 0.0f;
-  for (int h = 0; h < H; ++h) rad_sample0[h] = rad[h] + rand_ini[h];
-  auto rad_at = [&](int64_t t, int h) { return t == 0 ? rad_sample0[h] : rad[(t / upsample_) * H + h]; };
+  // also carries the random initial phase. Only the per-frame values and that one sample are needed.
+  rad_.resize(M * H);
+  for (int64_t m = m0; m < M; ++m)
+    for (int h = 0; h < H; ++h) rad_[m * H + h] = mod1(f0_[m] * static_cast<float>(h + 1) / HarmonicSource::kSampleRate);
+  auto rad_at = [&](int64_t t, int h) {
+    return t == 0 ? rad_[h] + rand_ini_[h] : rad_[(t / up) * H + h];
+  };
 
-  // Down to the frame rate (scale_factor 1/300: kernel scale float(1 / (1/300)) = 300), then cumulative phase.
-  const int64_t M = static_cast<int64_t>(static_cast<double>(L) * (1.0 / upsample_));
-  if (M != frames)  // F.interpolate's floor(L * (1/upsample)); equal to frames for Kokoro's 300
-    throw Error("harmonic source: upsample factor " + std::to_string(upsample_) + " loses a frame in the reference's rounding");
-  const float down_scale = static_cast<float>(1.0 / (1.0 / upsample_));
-  std::vector<float> phase(M * H);
-  std::vector<double> cum(H, 0.0);  // torch.cumsum on CPU accumulates float32 in double
-  const float two = 2.0f, pi = static_cast<float>(std::numbers::pi), up = static_cast<float>(upsample_);
-  for (int64_t m = 0; m < M; ++m) {
+  // Down to the frame rate (scale_factor 1/300: kernel scale float(1 / (1/300)) = 300), then cumulative
+  // phase. Frame m reads samples 300m+149 and 300m+150, both inside frame m, so it is final on arrival.
+  if (last && static_cast<int64_t>(static_cast<double>(L) * (1.0 / up)) != M)  // F.interpolate's floor(L / up)
+    throw Error("harmonic source: upsample factor " + std::to_string(up) + " loses a frame in the reference's rounding");
+  const float down_scale = static_cast<float>(1.0 / (1.0 / up));
+  const float two = 2.0f, pi = static_cast<float>(std::numbers::pi), upf = static_cast<float>(up);
+  phase_.resize(M * H);
+  for (int64_t m = m0; m < M; ++m) {
     const LinearTap tap = linear_interp_tap(down_scale, m, L);
     for (int h = 0; h < H; ++h) {
-      cum[h] += interp(rad_at(tap.i0, h), tap.w0, rad_at(tap.i1, h), tap.w1);
+      cum_[h] += interp(rad_at(tap.i0, h), tap.w0, rad_at(tap.i1, h), tap.w1);
       // (cumsum * 2 * pi), then * upsample_scale, each rounded to float as in the reference.
-      phase[m * H + h] = static_cast<float>(cum[h]) * two * pi * up;
+      phase_[m * H + h] = static_cast<float>(cum_[h]) * two * pi * upf;
     }
   }
 
-  // Back to the audio rate (scale_factor 300: kernel scale float(1/300)), sines, voicing and noise, merge.
-  const float up_scale = static_cast<float>(1.0 / upsample_);
+  // Back to the audio rate (scale_factor 300: kernel scale float(1/300)). A sample interpolating frames i0
+  // and i0 + 1 waits for frame i0 + 1 unless the segment has ended (then the last frame is repeated).
+  const float up_scale = static_cast<float>(1.0 / up);
+  int64_t end = next_sample_;
+  if (last) {
+    end = L;
+  } else {
+    while (end < L && linear_interp_tap(up_scale, end, M).i0 + 1 < M) ++end;
+  }
+  out.resize({end - next_sample_});
+  float* dst = out.data();
   const float sine_amp = 0.1f, noise_std = 0.003f, unvoiced_amp = sine_amp / 3.0f;
-  excitation.resize({L});
-  float* out = excitation.data();
-  const float* w = linear_w_.data;
-  const float b = linear_b_.data[0];
-  constexpr int64_t kBlock = 4096;  // noise is drawn per block of samples so memory stays O(block)
-  std::vector<float> normals(kBlock * H);
-  for (int64_t start = 0; start < L; start += kBlock) {
-    const int64_t n = std::min(kBlock, L - start);
-    noise.sine_noise(start * H, n * H, normals.data());
+  const float* w = src_.linear_w_.data;
+  const float b = src_.linear_b_.data[0];
+  constexpr int64_t kBlock = 4096;  // noise is drawn per block of samples (by absolute index: any chunking
+  normals_.resize(kBlock * H);      // gives the same values)
+  for (int64_t start = next_sample_; start < end; start += kBlock) {
+    const int64_t n = std::min(kBlock, end - start);
+    noise_->sine_noise(start * H, n * H, normals_.data());
     for (int64_t t = start; t < start + n; ++t) {
       const LinearTap tap = linear_interp_tap(up_scale, t, M);
-      const bool voiced = f0[t / upsample_] > 10.0f;  // voiced_threshod=10 in the Generator
+      const bool voiced = f0_[t / up] > 10.0f;  // voiced_threshod=10 in the Generator
       const float amp = voiced ? noise_std : unvoiced_amp;
-      const float* z = normals.data() + (t - start) * H;
+      const float* z = normals_.data() + (t - start) * H;
       float acc = 0.0f;
       for (int h = 0; h < H; ++h) {
-        const float ph = interp(phase[tap.i0 * H + h], tap.w0, phase[tap.i1 * H + h], tap.w1);
+        const float ph = interp(phase_[tap.i0 * H + h], tap.w0, phase_[tap.i1 * H + h], tap.w1);
         const float sine = std::sin(ph) * sine_amp;
         acc += w[h] * ((voiced ? sine : 0.0f) + amp * z[h]);  // sine_waves * uv + noise_amp * noise
       }
-      out[t] = std::tanh(acc + b);
+      *dst++ = std::tanh(acc + b);
     }
   }
+  next_sample_ = end;
+  if (last) ended_ = true;
 }
 
 }  // namespace kokoro
