@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/parallel.h"
+#include "core/winograd.h"
 
 namespace kokoro {
 
@@ -21,6 +23,8 @@ void add_bias_columns(Tensor& y, const TensorView* bias) {
   if (!bias) return;
   y.matrix().colwise() += bias->vector();
 }
+
+constexpr int64_t kWinogradMinColumns = 128;
 
 float sigmoid(float v) { return 1.0f / (1.0f + std::exp(-v)); }
 
@@ -40,8 +44,8 @@ void linear_rows(const Tensor& x, const TensorView& w, const TensorView* bias, T
   if (bias) y.matrix().rowwise() += bias->vector().transpose();
 }
 
-void conv1d(const Tensor& x, const TensorView& w, const TensorView* bias, int stride, int padding, int dilation,
-            Tensor& y) {
+void conv1d_gemm_per_tap(const Tensor& x, const TensorView& w, const TensorView* bias, int stride, int padding,
+                         int dilation, Tensor& y) {
   const int64_t in = x.dim(0), T = x.dim(1), out = w.dim(0), k = w.dim(2);
   if (w.dim(1) != in) throw Error("conv1d: weight " + shape_to_string(w.shape) + " vs input " + shape_to_string(x.shape()));
   const int64_t t_out = (T + 2 * padding - dilation * (k - 1) - 1) / stride + 1;
@@ -66,6 +70,57 @@ void conv1d(const Tensor& x, const TensorView& w, const TensorView* bias, int st
     Y.noalias() = w.matrix() * cols;
   }
   add_bias_columns(y, bias);
+}
+
+void conv1d_direct(const Tensor& x, const TensorView& w, const TensorView* bias, int padding, int dilation,
+                   Tensor& y) {
+  const int64_t in = x.dim(0), T = x.dim(1), out = w.dim(0), k = w.dim(2);
+  if (w.dim(1) != in) throw Error("conv1d: weight " + shape_to_string(w.shape) + " vs input " + shape_to_string(x.shape()));
+  const int64_t t_out = T + 2 * padding - dilation * (k - 1);
+  if (t_out <= 0) throw Error("conv1d: input of length " + std::to_string(T) + " is too short");
+  y.resize({out, t_out});
+  // Tasks: column chunks x row blocks, enough of them to keep every thread busy even when T is short.
+  const int64_t col_chunk = 512, n_col = (t_out + col_chunk - 1) / col_chunk;
+  const int64_t want = 4 * static_cast<int64_t>(num_threads());
+  const int64_t n_row = std::clamp<int64_t>((want + n_col - 1) / n_col, 1, std::max<int64_t>(1, out / 64));
+  const int64_t row_block = (out + n_row - 1) / n_row;
+  const int64_t halo = dilation * (k - 1);
+  const float* X = x.data();
+  parallel_for(n_col * n_row, [&](int64_t task) {
+    const int64_t c0 = (task % n_col) * col_chunk, cols = std::min(col_chunk, t_out - c0);
+    const int64_t r0 = (task / n_col) * row_block, rows = std::min(row_block, out - r0);
+    if (rows <= 0) return;
+    // Zero-padded slab of x covering this chunk's receptive field: input positions c0 - padding + [0, cols + halo).
+    thread_local RowMatrix slab;
+    slab.resize(in, cols + halo);
+    const int64_t s0 = c0 - padding;
+    for (int64_t i = 0; i < in; ++i) {
+      float* dst = slab.data() + i * (cols + halo);
+      const float* src = X + i * T;
+      for (int64_t l = 0; l < cols + halo; ++l) {
+        const int64_t t = s0 + l;
+        dst[l] = (t >= 0 && t < T) ? src[t] : 0.0f;
+      }
+    }
+    Eigen::Map<RowMatrix, Eigen::Unaligned, Eigen::OuterStride<>> Y(y.data() + r0 * t_out + c0, rows, cols,
+                                                                    Eigen::OuterStride<>(t_out));
+    Y.noalias() = tap(w, 0).middleRows(r0, rows) * slab.middleCols(0, cols);
+    for (int64_t j = 1; j < k; ++j) Y.noalias() += tap(w, j).middleRows(r0, rows) * slab.middleCols(j * dilation, cols);
+    if (bias) Y.colwise() += bias->vector().segment(r0, rows);
+  });
+}
+
+void conv1d(const Tensor& x, const TensorView& w, const TensorView* bias, int stride, int padding, int dilation,
+            Tensor& y) {
+  if (stride != 1) return conv1d_gemm_per_tap(x, w, bias, stride, padding, dilation, y);
+  const int64_t in = x.dim(0), out = w.dim(0), k = w.dim(2);
+  const int64_t t_out = x.dim(1) + 2 * padding - dilation * (k - 1);
+  // Winograd where it pays: enough columns to amortise the per-call weight transform, and channel counts
+  // whose transformed weights stay small (the generator's and the F0/N branches', not the 1024-wide decoder).
+  const WinogradTransform* wt = winograd_for_kernel(k);
+  if (wt && t_out >= kWinogradMinColumns && in >= 32 && in * out <= 512 * 512)
+    return conv1d_winograd(x, w, bias, padding, dilation, *wt, y);
+  conv1d_direct(x, w, bias, padding, dilation, y);
 }
 
 void conv_transpose1d(const Tensor& x, const TensorView& w, const TensorView* bias, int stride, int padding,

@@ -13,8 +13,16 @@ void linear_rows(const Tensor& x, const TensorView& w, const TensorView* bias, T
 
 // torch.nn.functional.conv1d with groups=1: x [in, T], w [out, in, k] -> y [out, T_out] with
 // T_out = (T + 2*padding - dilation*(k-1) - 1) / stride + 1. Zero padding.
+// Stride 1 goes to the fast form for the shape (core/winograd.h) or to conv1d_direct; other strides to im2col.
 void conv1d(const Tensor& x, const TensorView& w, const TensorView* bias, int stride, int padding, int dilation,
             Tensor& y);
+// Stride-1 direct convolution: one GEMM per tap on chunks of columns and blocks of rows, in parallel
+// (core/parallel.h), with a zero-padded slab per chunk instead of a padded copy of the whole input.
+void conv1d_direct(const Tensor& x, const TensorView& w, const TensorView* bias, int padding, int dilation, Tensor& y);
+// The first implementation (one GEMM per tap on a padded copy of the whole input, single-threaded), kept as
+// the baseline that micro-benchmarks and tests compare the faster kernels with.
+void conv1d_gemm_per_tap(const Tensor& x, const TensorView& w, const TensorView* bias, int stride, int padding,
+                         int dilation, Tensor& y);
 // torch.nn.functional.conv_transpose1d with groups=1: x [in, T], w [in, out, k] -> y [out, T_out] with
 // T_out = (T-1)*stride - 2*padding + k + output_padding.
 void conv_transpose1d(const Tensor& x, const TensorView& w, const TensorView* bias, int stride, int padding,

@@ -1,0 +1,146 @@
+// Micro-benchmarks of the hot kernels at the generator's shapes (2 s of audio: stage 0 has 256 channels x
+// 1600 columns, stage 1 128 x 9601), each new implementation beside the one it replaces, in the same run,
+// so that ratios hold even on a loaded machine:
+//   conv1d: baseline (conv1d_gemm_per_tap, the first implementation) vs direct (chunked, threaded) vs
+//           winograd (core/winograd.h), for kernel 3/7/11 at dilation 1 and 5
+//   conv_transpose1d (ups_0, ups_1), LSTM (bilstm, 640 -> 2x256 over 60 steps), AdaIN + Snake, iSTFT.
+// The argument of each benchmark is the thread count. Counter GFLOPs = direct-convolution work per second.
+//
+//   build/bin/bench_kernels --benchmark_filter=conv1d          (compare the Time columns row by row)
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "core/kernels.h"
+#include "core/parallel.h"
+#include "core/winograd.h"
+#include "vocoder/stft.h"
+
+namespace {
+
+using namespace kokoro;
+
+struct ConvData {
+  Tensor x;
+  std::vector<float> w, b;
+  TensorView wv, bv;
+  ConvData(int64_t ci, int64_t co, int64_t k, int64_t T) : x({ci, T}), w(co * ci * k), b(co) {
+    std::mt19937 rng(1);
+    std::normal_distribution<float> n(0, 1);
+    for (int64_t i = 0; i < x.numel(); ++i) x[i] = n(rng);
+    for (auto& v : w) v = n(rng) * 0.05f;
+    for (auto& v : b) v = n(rng);
+    wv = TensorView{w.data(), {co, ci, k}};
+    bv = TensorView{b.data(), {co}};
+  }
+};
+
+enum ConvImpl { kBaseline, kDirect, kWinograd };
+
+// args: impl, channels, kernel, dilation, threads
+void BM_conv1d(benchmark::State& state) {
+  const auto impl = static_cast<ConvImpl>(state.range(0));
+  const int64_t C = state.range(1), k = state.range(2);
+  const int d = static_cast<int>(state.range(3));
+  set_num_threads(static_cast<int>(state.range(4)));
+  const int64_t T = C == 256 ? 1600 : 9601;
+  ConvData cd(C, C, k, T);
+  const int pad = static_cast<int>((k * d - d) / 2);
+  Tensor y;
+  for (auto _ : state) {
+    if (impl == kBaseline) conv1d_gemm_per_tap(cd.x, cd.wv, &cd.bv, 1, pad, d, y);
+    if (impl == kDirect) conv1d_direct(cd.x, cd.wv, &cd.bv, pad, d, y);
+    if (impl == kWinograd) conv1d_winograd(cd.x, cd.wv, &cd.bv, pad, d, *winograd_for_kernel(k), y);
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.counters["GFLOPs"] = benchmark::Counter(2.0 * C * C * k * T, benchmark::Counter::kIsIterationInvariantRate,
+                                                benchmark::Counter::kIs1000);
+  state.SetLabel(impl == kBaseline ? "baseline" : impl == kDirect ? "direct" : "winograd");
+}
+void conv_args(benchmark::internal::Benchmark* b) {
+  for (int threads : {1, 2})
+    for (int C : {256, 128})
+      for (int k : {3, 7, 11})
+        for (int d : {1, 5})
+          for (int impl : {kBaseline, kDirect, kWinograd}) b->Args({impl, C, k, d, threads});
+}
+BENCHMARK(BM_conv1d)->Apply(conv_args)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// ups_0: 512 -> 256, k 20, stride 10 on 160 columns; ups_1: 256 -> 128, k 12, stride 6 on 1600 columns.
+void BM_conv_transpose1d(benchmark::State& state) {
+  const bool first = state.range(0) == 0;
+  set_num_threads(static_cast<int>(state.range(1)));
+  const int64_t ci = first ? 512 : 256, co = ci / 2, k = first ? 20 : 12, s = first ? 10 : 6, T = first ? 160 : 1600;
+  std::vector<float> w(ci * co * k, 0.01f), b(co, 0.1f);
+  Tensor x({ci, T}), y;
+  for (int64_t i = 0; i < x.numel(); ++i) x[i] = std::sin(0.1f * i);
+  const TensorView wv{w.data(), {ci, co, k}}, bv{b.data(), {co}};
+  for (auto _ : state) {
+    conv_transpose1d(x, wv, &bv, static_cast<int>(s), static_cast<int>((k - s) / 2), 0, y);
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.SetLabel(first ? "ups_0" : "ups_1");
+}
+BENCHMARK(BM_conv_transpose1d)->ArgsProduct({{0, 1}, {1, 2}})->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The prosody predictor's BiLSTM shape: 640 inputs, 256 hidden per direction, 60 steps.
+void BM_bilstm(benchmark::State& state) {
+  set_num_threads(static_cast<int>(state.range(0)));
+  const int64_t in = 640, H = 256, T = 60;
+  std::vector<float> wih(4 * H * in), whh(4 * H * H), bih(4 * H, 0.01f), bhh(4 * H, 0.01f);
+  std::mt19937 rng(3);
+  std::normal_distribution<float> n(0, 0.05f);
+  for (auto& v : wih) v = n(rng);
+  for (auto& v : whh) v = n(rng);
+  const LstmWeights lw{{wih.data(), {4 * H, in}}, {whh.data(), {4 * H, H}}, {bih.data(), {4 * H}}, {bhh.data(), {4 * H}}};
+  Tensor x({T, in}), y;
+  for (int64_t i = 0; i < x.numel(); ++i) x[i] = n(rng);
+  for (auto _ : state) {
+    bilstm(x, lw, lw, y);
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.counters["us_per_step"] = benchmark::Counter(T, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_bilstm)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// AdaIN (instance norm + style affine) then Snake on the stage-1 activation shape.
+void BM_adain_snake(benchmark::State& state) {
+  const int64_t C = 128, T = 9601;
+  Tensor x({C, T});
+  for (int64_t i = 0; i < x.numel(); ++i) x[i] = std::sin(0.01f * i);
+  std::vector<float> gamma(C, 0.1f), beta(C, 0.2f), alpha(C, 1.3f);
+  Tensor t;
+  for (auto _ : state) {
+    t = x;
+    adain(t, gamma.data(), beta.data());
+    float* p = t.data();
+    for (int64_t c = 0; c < C; ++c) {
+      Eigen::Map<Eigen::ArrayXf> r(p + c * T, T);
+      const float a = alpha[c], inv = 1.0f / a;
+      r += inv * (a * r).sin().square();
+    }
+    benchmark::DoNotOptimize(t.data());
+  }
+}
+BENCHMARK(BM_adain_snake)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// iSTFT of 2 s of audio: 11 bins x 9601 frames (n_fft 20, hop 5).
+void BM_istft(benchmark::State& state) {
+  Stft stft(20, 5);
+  Tensor mag({11, 9601}), phase({11, 9601}), y;
+  for (int64_t i = 0; i < mag.numel(); ++i) {
+    mag[i] = 0.5f + 0.4f * std::sin(0.37f * i);
+    phase[i] = std::sin(0.11f * i);
+  }
+  for (auto _ : state) {
+    stft.inverse(mag, phase, y);
+    benchmark::DoNotOptimize(y.data());
+  }
+}
+BENCHMARK(BM_istft)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,159 @@
+// The fast convolution kernels against a double-precision direct convolution: Winograd (core/winograd.h)
+// and the chunked parallel direct form, at the generator's kernel sizes and dilations, with "same" and
+// other paddings, lengths that do not fill a tile, and 1 or 2 threads. The golden tests then check the
+// whole vocoder on the real weights.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include "core/kernels.h"
+#include "core/parallel.h"
+#include "core/winograd.h"
+
+using namespace kokoro;
+
+namespace {
+
+struct Case {
+  int64_t ci, co, k, T;
+  int dilation, padding;
+};
+
+struct Data {
+  Tensor x;
+  std::vector<float> w, b;
+  TensorView wv, bv;
+};
+
+Data make(const Case& c, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> n(0.0f, 1.0f);
+  Data d;
+  d.x = Tensor({c.ci, c.T});
+  for (int64_t i = 0; i < d.x.numel(); ++i) d.x[i] = n(rng);
+  d.w.resize(c.co * c.ci * c.k);
+  for (auto& v : d.w) v = n(rng) / std::sqrt(float(c.ci * c.k));
+  d.b.resize(c.co);
+  for (auto& v : d.b) v = n(rng);
+  d.wv = TensorView{d.w.data(), {c.co, c.ci, c.k}};
+  d.bv = TensorView{d.b.data(), {c.co}};
+  return d;
+}
+
+// max |y - reference| / max |reference|, the reference in double.
+double rel_error(const Case& c, const Data& d, const Tensor& y) {
+  const int64_t t_out = c.T + 2 * c.padding - c.dilation * (c.k - 1);
+  EXPECT_EQ(y.dim(0), c.co);
+  EXPECT_EQ(y.dim(1), t_out);
+  double worst = 0, scale = 0;
+  for (int64_t o = 0; o < c.co; ++o)
+    for (int64_t t = 0; t < t_out; ++t) {
+      double s = d.b[o];
+      for (int64_t i = 0; i < c.ci; ++i)
+        for (int64_t j = 0; j < c.k; ++j) {
+          const int64_t p = t + j * c.dilation - c.padding;
+          if (p >= 0 && p < c.T) s += double(d.w[(o * c.ci + i) * c.k + j]) * d.x[i * c.T + p];
+        }
+      worst = std::max(worst, std::abs(s - y[o * t_out + t]));
+      scale = std::max(scale, std::abs(s));
+    }
+  return worst / scale;
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> v;
+  for (int64_t k : {3, 7, 11})
+    for (int d : {1, 3, 5})
+      for (int64_t T : {1, 37, 700}) {
+        const int same = static_cast<int>((k * d - d) / 2);
+        if (T + 2 * same - d * (k - 1) <= 0) continue;
+        v.push_back({48, 40, k, T, d, same});
+      }
+  v.push_back({16, 24, 7, 300, 3, 0});    // no padding
+  v.push_back({16, 24, 11, 300, 1, 7});   // more than "same"
+  v.push_back({20, 8, 4, 129, 2, 3});     // k = 4, one group
+  v.push_back({20, 8, 5, 129, 1, 2});     // k = 5 (text encoder size), two groups
+  return v;
+}
+
+class FastConv : public ::testing::TestWithParam<int> {};
+
+TEST_P(FastConv, WinogradMatchesDoublePrecisionDirect) {
+  set_num_threads(GetParam());
+  for (const Case& c : cases()) {
+    const Data d = make(c, 7 + c.k * 100 + c.T);
+    const WinogradTransform* t = winograd_for_kernel(c.k);
+    ASSERT_NE(t, nullptr) << "k=" << c.k;
+    Tensor y;
+    conv1d_winograd(d.x, d.wv, &d.bv, c.padding, c.dilation, *t, y);
+    const double e = rel_error(c, d, y);
+    if (GetParam() == 1 && c.T == 700)
+      std::printf("winograd k=%lld d=%d T=%lld: max rel %.2e\n", (long long)c.k, c.dilation, (long long)c.T, e);
+    EXPECT_LE(e, 2e-6) << "k=" << c.k << " d=" << c.dilation << " T=" << c.T << " pad=" << c.padding;
+  }
+}
+
+TEST_P(FastConv, DirectMatchesDoublePrecisionDirect) {
+  set_num_threads(GetParam());
+  for (const Case& c : cases()) {
+    const Data d = make(c, 11 + c.k * 100 + c.T);
+    Tensor y;
+    conv1d_direct(d.x, d.wv, &d.bv, c.padding, c.dilation, y);
+    EXPECT_LE(rel_error(c, d, y), 1e-6) << "k=" << c.k << " d=" << c.dilation << " T=" << c.T;
+  }
+}
+
+TEST_P(FastConv, DispatchAgreesWithTheBaselineOnGeneratorShapes) {
+  set_num_threads(GetParam());
+  for (const Case& c : {Case{128, 128, 3, 1500, 5, 5}, Case{128, 128, 7, 1500, 5, 15}, Case{128, 128, 11, 1500, 5, 25},
+                        Case{512, 512, 5, 490, 1, 2}, Case{512, 512, 3, 300, 1, 1}}) {
+    const int64_t k = c.k;
+    const Data d = make(c, 99 + k);
+    Tensor fast, base;
+    conv1d(d.x, d.wv, &d.bv, 1, c.padding, c.dilation, fast);
+    conv1d_gemm_per_tap(d.x, d.wv, &d.bv, 1, c.padding, c.dilation, base);
+    ASSERT_EQ(fast.shape(), base.shape());
+    double worst = 0, scale = 0;
+    for (int64_t i = 0; i < base.numel(); ++i) {
+      worst = std::max(worst, double(std::abs(fast[i] - base[i])));
+      scale = std::max(scale, double(std::abs(base[i])));
+    }
+    // Both are fp32 with errors of ~1e-6 of the output scale against double (tests above).
+    std::printf("generator shape k=%lld d=5: fast vs baseline max rel %.2e\n", (long long)k, worst / scale);
+    EXPECT_LE(worst / scale, 5e-6) << "k=" << k;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, FastConv, ::testing::Values(1, 2));
+
+TEST(Winograd, TransformIsExactOnSmallIntegers) {
+  // F(4, 4) on integer data: every product and sum is exactly representable up to the transform's
+  // rounding of 1/2-based coefficients, so the result is within float rounding of the exact integer.
+  const WinogradTransform& t = *winograd_for_kernel(7);
+  ASSERT_EQ(t.alpha, t.m + t.r - 1);
+  const float g[4] = {1, -2, 3, 1}, dd[7] = {2, 0, -1, 4, 1, 3, -2};
+  for (int i = 0; i < t.m; ++i) {
+    double y = 0;
+    for (int p = 0; p < t.alpha; ++p) {
+      double gg = 0, bd = 0;
+      for (int j = 0; j < t.r; ++j) gg += t.G[p * t.r + j] * g[j];
+      for (int s = 0; s < t.alpha; ++s) bd += t.BT[p * t.alpha + s] * dd[s];
+      y += t.AT[i * t.alpha + p] * gg * bd;
+    }
+    double ref = 0;
+    for (int j = 0; j < 4; ++j) ref += g[j] * dd[i + j];
+    EXPECT_NEAR(y, ref, 1e-4) << "output " << i;
+  }
+}
+
+TEST(Winograd, RejectsMismatchedWeights) {
+  Tensor x({4, 50});
+  std::vector<float> w(3 * 5 * 7);
+  EXPECT_THROW(conv1d_winograd(x, TensorView{w.data(), {3, 5, 7}}, nullptr, 3, 1, *winograd_for_kernel(7), x),
+               std::exception);
+}
+
+}  // namespace
