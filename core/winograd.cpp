@@ -2,6 +2,9 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#ifdef __AVX512F__
+#include <immintrin.h>
+#endif
 
 #include "core/error.h"
 #include "core/parallel.h"
@@ -79,6 +82,91 @@ const WinogradTransform* winograd_for_kernel(int64_t k) {
   return nullptr;
 }
 
+namespace {
+
+#ifdef __AVX512F__
+// 16 x 16 transpose in registers: src rows lds apart -> dst rows ldd apart.
+inline void transpose16(const float* src, int64_t lds, float* dst, int64_t ldd) {
+  __m512 r[16], t[16];
+  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * lds);
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 4; ++i) {
+    r[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[4 * i]), _mm512_castps_pd(t[4 * i + 2])));
+    r[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[4 * i]), _mm512_castps_pd(t[4 * i + 2])));
+    r[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[4 * i + 1]), _mm512_castps_pd(t[4 * i + 3])));
+    r[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[4 * i + 1]), _mm512_castps_pd(t[4 * i + 3])));
+  }
+  for (int i = 0; i < 4; ++i) {
+    t[i] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0x88);
+    t[i + 4] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0xdd);
+    t[i + 8] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0x88);
+    t[i + 12] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0xdd);
+  }
+  for (int i = 0; i < 8; ++i) {
+    r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
+    r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xdd);
+  }
+  for (int i = 0; i < 16; ++i) _mm512_storeu_ps(dst + i * ldd, r[i]);
+}
+#endif
+
+// Transposes a [rows, cols] block of a row-major matrix with leading dimension ld_src into dst [cols, rows]
+// (leading dimension rows): 16 x 16 register tiles, scalar edges.
+void transpose_block(const float* src, int64_t ld_src, int64_t rows, int64_t cols, float* dst) {
+  constexpr int64_t B = 16;
+  int64_t r_full = 0, c_full = 0;
+#ifdef __AVX512F__
+  r_full = rows / B * B;
+  c_full = cols / B * B;
+  for (int64_t r0 = 0; r0 < r_full; r0 += B)
+    for (int64_t c0 = 0; c0 < c_full; c0 += B) transpose16(src + r0 * ld_src + c0, ld_src, dst + c0 * rows + r0, rows);
+#endif
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = (r < r_full ? c_full : 0); c < cols; ++c) dst[c * rows + r] = src[r * ld_src + c];
+}
+
+// dst[p][0..n) = sum_s T[p][s] src_s[0..n) for p < P, s < S, where src_s = src + s * stride: the tile
+// transforms, 16 channels per step with the S inputs held in registers and each output written once.
+template <int P, int S>
+void combine(const float* tm, const float* src, int64_t stride, float* const* dst, int64_t n) {
+  int64_t i0 = 0;
+#ifdef __AVX512F__
+  for (; i0 < n; i0 += 16) {
+    const __mmask16 mask = n - i0 >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - i0)) - 1);
+    __m512 in[S];
+    for (int s = 0; s < S; ++s) in[s] = _mm512_maskz_loadu_ps(mask, src + s * stride + i0);
+    for (int p = 0; p < P; ++p) {
+      __m512 acc = _mm512_mul_ps(_mm512_set1_ps(tm[p * S]), in[0]);
+      for (int s = 1; s < S; ++s) acc = _mm512_fmadd_ps(_mm512_set1_ps(tm[p * S + s]), in[s], acc);
+      _mm512_mask_storeu_ps(dst[p] + i0, mask, acc);
+    }
+  }
+#endif
+  for (; i0 < n; ++i0)
+    for (int p = 0; p < P; ++p) {
+      float acc = 0;
+      for (int s = 0; s < S; ++s) acc += tm[p * S + s] * src[s * stride + i0];
+      dst[p][i0] = acc;
+    }
+}
+
+using CombineFn = void (*)(const float*, const float*, int64_t, float* const*, int64_t);
+
+CombineFn input_combiner(int alpha) {
+  if (alpha == 7) return &combine<7, 7>;
+  return nullptr;
+}
+CombineFn output_combiner(int m, int alpha) {
+  if (alpha == 7 && m == 5) return &combine<5, 7>;
+  if (alpha == 7 && m == 4) return &combine<4, 7>;
+  return nullptr;
+}
+
+}  // namespace
+
 void conv1d_winograd(const Tensor& x, const TensorView& w, const TensorView* bias, int padding, int dilation,
                      const WinogradTransform& tr, Tensor& y) {
   const int64_t ci = x.dim(0), T = x.dim(1), co = w.dim(0), k = w.dim(2);
@@ -87,30 +175,51 @@ void conv1d_winograd(const Tensor& x, const TensorView& w, const TensorView* bia
   const int m = tr.m, r = tr.r, alpha = tr.alpha;
   const int64_t groups = (k + r - 1) / r;
   if (groups > 1 && r != m) throw Error("conv1d (winograd): a split kernel needs F(m, m)");
+  if (groups * r > 48 || alpha * r > 256) throw Error("conv1d (winograd): kernel of " + std::to_string(k) + " taps is too long");
+  const CombineFn in_combine = input_combiner(alpha), out_combine = output_combiner(m, alpha);
+  if (!in_combine || !out_combine)
+    throw Error("conv1d (winograd): no kernel for F(" + std::to_string(m) + "," + std::to_string(r) + ")");
   const int64_t d = dilation, P = padding;
   const int64_t t_out = T + 2 * P - d * (k - 1);
   if (t_out <= 0) throw Error("conv1d: input of length " + std::to_string(T) + " is too short");
   y.resize({co, t_out});
 
-  // U[p][g * ci + i][o] = sum_j G[p][j] w[o][i][g * r + j]
+  // U[p][g * ci + i][o] = sum_j G[p][j] w[o][i][g * r + j], built 16 output channels at a time so that the
+  // writes are contiguous.
   const int64_t gci = groups * ci;
   float* U = sized(weight_scratch(), static_cast<size_t>(alpha) * gci * co);
   parallel_ranges(co, 16, 4 * num_threads(), [&](int64_t o0, int64_t o1) {
-    for (int64_t o = o0; o < o1; ++o)
+    constexpr int64_t B = 16;
+    float gm[16 * 16];  // G, local so that the compiler knows it does not alias U
+    std::copy(tr.G.begin(), tr.G.end(), gm);
+    for (int64_t ob = o0; ob < o1; ob += B) {
+      const int64_t nb_o = std::min(o1, ob + B) - ob;
       for (int64_t i = 0; i < ci; ++i) {
-        const float* wr = w.data + (o * ci + i) * k;
+        // taps[j][o]: tap j of the 16 output channels' filters for input channel i, zero past k.
+        float taps[48][B] = {};
+        for (int64_t o = 0; o < nb_o; ++o) {
+          const float* wr = w.data + ((ob + o) * ci + i) * k;
+          for (int64_t j = 0; j < k; ++j) taps[j][o] = wr[j];
+        }
         for (int64_t g = 0; g < groups; ++g)
           for (int p = 0; p < alpha; ++p) {
-            float s = 0;
-            for (int j = 0; j < r && g * r + j < k; ++j) s += tr.G[p * r + j] * wr[g * r + j];
-            U[(p * gci + g * ci + i) * co + o] = s;
+            float acc[B] = {};
+            for (int j = 0; j < r; ++j) {
+              const float c = gm[p * r + j];
+              for (int64_t o = 0; o < B; ++o) acc[o] += c * taps[g * r + j][o];
+            }
+            float* dst = U + (p * gci + g * ci + i) * co + ob;
+            for (int64_t o = 0; o < nb_o; ++o) dst[o] = acc[o];
           }
       }
+    }
   });
 
   const int64_t span = static_cast<int64_t>(m) * d;  // outputs covered by one tile index b (all phases)
   const int64_t nb = (t_out + span - 1) / span;
-  const int64_t per_chunk = std::max<int64_t>(1, kChunkOutputs / span);
+  // Chunks: at most kChunkOutputs outputs each, and at least two per thread when the input allows.
+  const int64_t per_chunk = std::clamp<int64_t>((nb + 2 * num_threads() - 1) / (2 * num_threads()), 1,
+                                                std::max<int64_t>(1, kChunkOutputs / span));
   const int64_t chunks = (nb + per_chunk - 1) / per_chunk;
   const float* X = x.data();
   float* Y = y.data();
@@ -121,59 +230,48 @@ void conv1d_winograd(const Tensor& x, const TensorView& w, const TensorView* bia
     // 1. Time-major slab of the input this chunk reads, zero outside [0, T).
     const int64_t base = b0 * span - P, len = (nv - 1) * span + d * alpha;
     float* xt = sized(s.xt, static_cast<size_t>(len * ci));
-    for (int64_t i = 0; i < ci; ++i) {
-      const float* xr = X + i * T;
-      for (int64_t l = 0; l < len; ++l) {
-        const int64_t t = base + l;
-        xt[l * ci + i] = (t >= 0 && t < T) ? xr[t] : 0.0f;
-      }
-    }
-    // 2. Input transform: V[ph][p][b][i] = sum_s BT[p][s] xt[b * span + ph + d * s][i]
-    float* V = sized(s.v, static_cast<size_t>(d * alpha * nv * ci));
+    const int64_t lo = std::clamp<int64_t>(-base, 0, len), hi = std::clamp<int64_t>(T - base, lo, len);
+    std::fill(xt, xt + lo * ci, 0.0f);
+    std::fill(xt + hi * ci, xt + len * ci, 0.0f);
+    if (hi > lo) transpose_block(X + base + lo, T, ci, hi - lo, xt + lo * ci);
+    // 2. Input transform: V[p][ph][b][i] = sum_s BT[p][s] xt[b * span + ph + d * s][i]
+    const int64_t rows = d * nv;  // tile rows per point, phase-major
+    float* V = sized(s.v, static_cast<size_t>(alpha * rows * ci));
+    float* dst[16];
     for (int64_t ph = 0; ph < d; ++ph)
       for (int64_t b = 0; b < nv; ++b) {
-        const float* src = xt + (b * span + ph) * ci;
-        for (int p = 0; p < alpha; ++p) {
-          float* dst = V + ((ph * alpha + p) * nv + b) * ci;
-          std::fill(dst, dst + ci, 0.0f);
-          for (int j = 0; j < alpha; ++j) {
-            const float coef = tr.BT[p * alpha + j];
-            if (coef == 0.0f) continue;
-            const float* row = src + j * d * ci;
-            for (int64_t i = 0; i < ci; ++i) dst[i] += coef * row[i];
-          }
-        }
+        for (int p = 0; p < alpha; ++p) dst[p] = V + (p * rows + ph * nv + b) * ci;
+        in_combine(tr.BT.data(), xt + (b * span + ph) * ci, d * ci, dst, ci);
       }
-    // 3. Per phase and point: M[b][o] = V[b .. b + groups)[i] U_p, one GEMM with K = groups * ci.
-    float* M = sized(s.m, static_cast<size_t>(d * alpha * n * co));
+    // 3. Per point, one GEMM over every phase's tiles: M[row][o] = V[row .. row + groups)[i] U_p (K = groups
+    //    * ci). The last groups - 1 rows of each phase only feed the group windows; the window of such a
+    //    row runs into the next phase and its (unused) result is never read.
+    float* M = sized(s.m, static_cast<size_t>(alpha * rows * co));
     using Strided = Eigen::Map<const RowMatrix, Eigen::Unaligned, Eigen::OuterStride<>>;
-    for (int64_t ph = 0; ph < d; ++ph)
-      for (int p = 0; p < alpha; ++p) {
-        const Strided vin(V + (ph * alpha + p) * nv * ci, n, gci, Eigen::OuterStride<>(ci));
-        const ConstMatrixMap up(U + p * gci * co, gci, co);
-        MatrixMap(M + (ph * alpha + p) * n * co, n, co).noalias() = vin * up;
-      }
-    // 4. Output transform into a time-major block, then transposed into y with the bias.
+    const int64_t gemm_rows = rows - (groups - 1);
+    for (int p = 0; p < alpha; ++p) {
+      const Strided vin(V + p * rows * ci, gemm_rows, gci, Eigen::OuterStride<>(ci));
+      const ConstMatrixMap up(U + p * gci * co, gci, co);
+      MatrixMap(M + p * rows * co, gemm_rows, co).noalias() = vin * up;
+    }
+    // 4. Output transform into a time-major block (rows past t_out land in spare rows), then transposed
+    //    into y with the bias.
     const int64_t t0 = b0 * span, t1 = std::min(t_out, (b0 + n) * span);
-    float* yt = sized(s.yt, static_cast<size_t>((t1 - t0) * co));
+    float* yt = sized(s.yt, static_cast<size_t>(n * span * co));
     for (int64_t ph = 0; ph < d; ++ph)
-      for (int64_t b = 0; b < n; ++b)
-        for (int q = 0; q < m; ++q) {
-          const int64_t t = (b0 + b) * span + ph + d * q;
-          if (t >= t1) continue;
-          float* dst = yt + (t - t0) * co;
-          std::fill(dst, dst + co, 0.0f);
-          for (int p = 0; p < alpha; ++p) {
-            const float coef = tr.AT[q * alpha + p];
-            if (coef == 0.0f) continue;
-            const float* src = M + ((ph * alpha + p) * n + b) * co;
-            for (int64_t o = 0; o < co; ++o) dst[o] += coef * src[o];
-          }
-        }
+      for (int64_t b = 0; b < n; ++b) {
+        for (int q = 0; q < m; ++q) dst[q] = yt + (b * span + ph + d * q) * co;
+        // M rows of this tile for successive points are rows * co apart.
+        out_combine(tr.AT.data(), M + (ph * nv + b) * co, rows * co, dst, co);
+      }
+    thread_local std::vector<float> yblock;
+    yblock.resize(static_cast<size_t>(co * (t1 - t0)));
+    transpose_block(yt, co, t1 - t0, co, yblock.data());
     for (int64_t o = 0; o < co; ++o) {
       const float bo = bias ? bias->data[o] : 0.0f;
-      float* yr = Y + o * t_out;
-      for (int64_t t = t0; t < t1; ++t) yr[t] = yt[(t - t0) * co + o] + bo;
+      const float* src = yblock.data() + o * (t1 - t0);
+      float* yr = Y + o * t_out + t0;
+      for (int64_t t = 0; t < t1 - t0; ++t) yr[t] = src[t] + bo;
     }
   });
 }
