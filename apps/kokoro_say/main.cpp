@@ -7,7 +7,6 @@
 //
 // Ctrl-C stops the current utterance; a second Ctrl-C (or one when nothing is playing) exits.
 #include <CLI/CLI.hpp>
-#include <Eigen/Core>
 #include <poll.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -15,8 +14,14 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <deque>
 #include <filesystem>
+#include <iterator>
 
+#include "apps/common/line_reader.h"
+#include "apps/common/report.h"
+#include "apps/common/shutdown.h"
+#include "apps/common/speech_options.h"
 #include "core/assets.h"
 #include "core/error.h"
 #include "engine/speaker.h"
@@ -27,22 +32,19 @@ std::atomic<int> g_interrupts{0};
 void on_sigint(int) { g_interrupts.fetch_add(1); }
 
 struct Options {
+  kokoro::app::SpeechOptions speech;  // voice, speed, lang, model, assets, threads, seed, resampling (apps/common)
   std::vector<std::string> words;
-  std::string voice = "af_heart", lang = "en-us", output = "auto", out_file, device, model, assets, mode = "exact";
-  std::string quality = "medium", jack_name = "kokoro";
-  float speed = 1.0f;
-  bool phonemes = false, phonemes_in = false, list_voices = false, list_devices = false, interrupt = false;
+  std::string output = "auto", out_file, device, mode = "exact";
+  std::string jack_name = "kokoro";
+  bool phonemes = false, list_voices = false, list_devices = false, interrupt = false;
   bool quiet = false, verbose = false, reference_noise = false;
-  int threads = 2;
-  uint64_t seed = 0;
-  size_t first_words = 6;
 };
 
 // Opens the requested output; "auto" tries JACK (if a server runs), then PortAudio's default device,
 // then falls back to a WAV file so that a machine without audio still gets the speech.
 std::unique_ptr<kokoro::AudioSink> open_output(const Options& o) {
   kokoro::SinkOptions so;
-  so.quality = kokoro::parse_resample_quality(o.quality);
+  so.quality = kokoro::parse_resample_quality(o.speech.resample);
   so.device = o.device;
   so.client_name = o.jack_name;
   if (!o.out_file.empty() && (o.output == "auto" || o.output == "wav")) {
@@ -71,15 +73,17 @@ std::unique_ptr<kokoro::AudioSink> open_output(const Options& o) {
 }
 
 // Reads one line from stdin, waking up every 100 ms to look at Ctrl-C. Returns false at end of input.
-bool read_line(std::string& line, kokoro::Speaker& speaker, bool& quit) {
-  line.clear();
-  static std::string pending;
+bool read_line(kokoro::app::InputLine& line, kokoro::Speaker& speaker, bool& quit) {
+  static kokoro::app::LineReader reader;
+  static std::deque<kokoro::app::InputLine> pending;
+  static bool eof = false;
   for (;;) {
-    if (auto nl = pending.find('\n'); nl != std::string::npos) {
-      line = pending.substr(0, nl);
-      pending.erase(0, nl + 1);
+    if (!pending.empty()) {
+      line = std::move(pending.front());
+      pending.pop_front();
       return true;
     }
+    if (eof) return false;
     if (g_interrupts.load() > 0) {
       // First Ctrl-C: stop speaking. A second one, or one while idle, exits.
       const bool was_idle = speaker.wait_idle(0);
@@ -93,15 +97,9 @@ bool read_line(std::string& line, kokoro::Speaker& speaker, bool& quit) {
     }
     pollfd p{STDIN_FILENO, POLLIN, 0};
     if (poll(&p, 1, 100) <= 0) continue;
-    char buf[4096];
-    const ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
-    if (n <= 0) {
-      if (pending.empty()) return false;
-      line = std::move(pending);
-      pending.clear();
-      return true;
-    }
-    pending.append(buf, static_cast<size_t>(n));
+    std::vector<kokoro::app::InputLine> lines;
+    eof = !reader.read_available(STDIN_FILENO, "standard input", lines);
+    pending.insert(pending.end(), std::make_move_iterator(lines.begin()), std::make_move_iterator(lines.end()));
   }
 }
 
@@ -111,9 +109,14 @@ void print_report(const kokoro::UtteranceReport& r, bool quiet) {
     return;
   }
   if (quiet) return;
-  std::fprintf(stderr, "[%s] %.2f s of speech, first audio after %.0f ms, synthesized in %.2f s (RTF %.2f), %zu segment%s\n",
-               r.interrupted ? "stopped" : "spoken", r.audio_seconds, r.first_audio_ms, r.synth_seconds,
-               r.audio_seconds > 0 ? r.synth_seconds / r.audio_seconds : 0.0, r.segments, r.segments == 1 ? "" : "s");
+  std::fprintf(stderr, "%s\n", kokoro::app::format_report(r).c_str());
+}
+
+// Waits until everything queued is spoken; Ctrl-C stops and returns false (exit).
+bool wait_spoken(kokoro::Speaker& speaker) {
+  while (!speaker.wait_idle(0.1))
+    if (g_interrupts.load() > 0) return false;
+  return true;
 }
 
 }  // namespace
@@ -122,9 +125,7 @@ int main(int argc, char** argv) {
   CLI::App app{"kokoro-say: speak text with the Kokoro-82M voice (24 kHz, real time, native)"};
   Options o;
   app.add_option("text", o.words, "Text to speak (default: read lines from standard input)");
-  app.add_option("--voice", o.voice, "Voice name, .bin file, or blend like af_heart:0.6,af_bella:0.4")->capture_default_str();
-  app.add_option("--speed", o.speed, "Speaking rate (0.5..2)")->check(CLI::Range(0.25f, 4.0f))->capture_default_str();
-  app.add_option("--lang", o.lang, "Language: en-us, en-gb, es, fr-fr, hi, it, pt-br")->capture_default_str();
+  kokoro::app::add_speech_options(app, o.speech);
   app.add_option("--mode", o.mode, "Synthesis mode (exact: whole segments, identical to the reference)")
       ->check(CLI::IsMember({"exact"}))->capture_default_str();
   app.add_option("-o,--out", o.out_file, "Write a WAV file instead of playing");
@@ -132,26 +133,19 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "jack", "portaudio", "wav", "null"}))->capture_default_str();
   app.add_option("--device", o.device, "PortAudio device (name, substring or index; see --list-devices)");
   app.add_option("--jack-name", o.jack_name, "JACK client name")->capture_default_str();
-  app.add_option("--resample", o.quality, "Resampling quality: best, medium, fastest, linear")->capture_default_str();
   app.add_flag("--phonemes", o.phonemes, "Print the phonemes of each segment instead of speaking");
-  app.add_flag("--phonemes-in", o.phonemes_in, "The input is a phoneme string (Kokoro's symbols), not text");
   app.add_flag("--interrupt", o.interrupt, "A new line interrupts the one being spoken (default: queue it)");
   app.add_flag("--list-voices", o.list_voices, "List the available voices");
   app.add_flag("--list-devices", o.list_devices, "List PortAudio output devices");
-  app.add_option("--model", o.model, "Model file (default: $KOKORO_MODEL or models/kokoro-v1_0.kokoro)");
-  app.add_option("--assets", o.assets, "Assets directory (default: $KOKORO_ASSETS or ../shared/assets)");
-  app.add_option("--threads", o.threads, "Compute threads")->check(CLI::Range(1, 64))->capture_default_str();
-  app.add_option("--seed", o.seed, "Noise seed (same seed, same audio)")->capture_default_str();
   app.add_flag("--reference-noise", o.reference_noise,
                "Use the deterministic noise of tools/reference (to compare with the official implementation)");
-  app.add_option("--first-words", o.first_words, "Words in the first segment of an utterance (0: no limit)")->capture_default_str();
   app.add_flag("-q,--quiet", o.quiet, "No status lines");
   app.add_flag("-v,--verbose", o.verbose, "Debug logging");
   CLI11_PARSE(app, argc, argv);
   spdlog::set_level(o.verbose ? spdlog::level::debug : spdlog::level::warn);
 
   try {
-    const std::string assets = kokoro::find_assets_dir(o.assets);
+    const std::string assets = kokoro::find_assets_dir(o.speech.assets);
     if (o.list_voices) {
       for (const auto& v : kokoro::VoicePack::list(assets)) std::printf("%s\n", v.c_str());
       return 0;
@@ -162,11 +156,7 @@ int main(int argc, char** argv) {
                     d.host_api.c_str(), d.max_output_channels, d.default_rate);
       return 0;
     }
-    kokoro::FrontendOptions fo;
-    fo.language = o.lang;
-    fo.assets_dir = assets;
-    fo.first_segment_max_words = o.first_words;
-    auto frontend = std::make_shared<const kokoro::Frontend>(fo);
+    auto frontend = kokoro::app::load_frontend(o.speech, assets);
     std::string joined;
     for (const auto& w : o.words) joined += (joined.empty() ? "" : " ") + w;
     if (o.phonemes) {
@@ -182,18 +172,13 @@ int main(int argc, char** argv) {
       return 0;
     }
 
-    Eigen::setNbThreads(o.threads);
-    kokoro::VoicePack voice = kokoro::VoicePack::resolve(o.voice, assets);
-    auto synth = std::make_shared<const kokoro::Synthesizer>(kokoro::ModelFile::open(kokoro::default_model_path(o.model)));
+    kokoro::app::SpeechEngine engine = kokoro::app::load_speech_engine(o.speech);
     std::unique_ptr<kokoro::AudioSink> sink = open_output(o);
-    if (!o.quiet) std::fprintf(stderr, "kokoro-say: voice %s, output %s\n", voice.name().c_str(), sink->describe().c_str());
+    if (!o.quiet) std::fprintf(stderr, "kokoro-say: voice %s, output %s\n", engine.voice.name().c_str(), sink->describe().c_str());
 
-    kokoro::SpeakerOptions so;
-    so.speed = o.speed;
-    so.phoneme_input = o.phonemes_in;
-    so.seed = o.seed;
+    kokoro::SpeakerOptions so = kokoro::app::speaker_options(o.speech);
     so.reference_noise = o.reference_noise;
-    kokoro::Speaker speaker(synth, frontend, std::move(voice), *sink, so);
+    kokoro::Speaker speaker(engine.synthesizer, frontend, std::move(engine.voice), *sink, so);
     std::atomic<bool> failed{false};
     speaker.on_report([&](const kokoro::UtteranceReport& r) {
       if (!r.error.empty()) failed = true;
@@ -207,26 +192,25 @@ int main(int argc, char** argv) {
     bool quit = false;
     if (!o.words.empty()) {
       speaker.say(joined);
-      while (!speaker.wait_idle(0.1)) {
-        if (g_interrupts.load() > 0) {
-          speaker.stop();
-          quit = true;
-          break;
-        }
-      }
+      quit = !wait_spoken(speaker);
     } else {
       const bool tty = isatty(STDIN_FILENO);
       if (tty && !o.quiet) std::fprintf(stderr, "Type a line and press Enter to hear it; Ctrl-C stops, Ctrl-C twice exits.\n");
-      std::string line;
+      kokoro::app::InputLine line;
       while (read_line(line, speaker, quit)) {
-        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-        if (o.interrupt) speaker.stop();
-        speaker.say(line);
+        if (line.text.find_first_not_of(" \t\r") == std::string::npos) continue;
+        if (o.interrupt && !line.continued) speaker.stop();
+        speaker.say(std::move(line.text));
       }
-      if (!quit) speaker.wait_idle();
+      // End of input: finish speaking, unless Ctrl-C comes first.
+      if (!quit) quit = !wait_spoken(speaker);
     }
-    if (!quit) sink->drain(60.0);
-    if (quit) return 130;
+    if (quit) {
+      // Ctrl-C: stop now; a segment still being synthesized after 2 s is not waited for.
+      kokoro::app::stop_speaker_or_exit(speaker, 2.0, 130, "kokoro-say");
+      return 130;
+    }
+    sink->drain(60.0);
     return failed ? 1 : 0;
   } catch (const kokoro::Error& e) {
     std::fprintf(stderr, "kokoro-say: %s\n", e.what());

@@ -1,0 +1,27 @@
+// The status lines the speaking apps print, one per utterance, so that kokoro-say and kokoro-jack word
+// them the same way.
+//   [spoken] 3.98 s of speech, first audio after 412 ms, synthesized in 1.21 s (RTF 0.30), 2 segments
+// kokoro-jack adds the sink's counters and the start of the text:
+//   ... | xruns 0 so far, underruns 0 | "Hello there, this is a test..."
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "engine/speaker.h"
+
+namespace kokoro::app {
+
+struct SinkCounters {
+  uint64_t xruns_so_far = 0;  // reported by the audio server since the app started
+  uint64_t underruns = 0;     // the device ran dry during this utterance
+};
+
+// One line without a trailing newline. Failed utterances give "[failed] <error>".
+std::string format_report(const UtteranceReport& report, const std::optional<SinkCounters>& counters = std::nullopt,
+                          bool with_text = false);
+
+// At most max_chars code points of text, on one line (controls shown as spaces), "..." when cut.
+std::string excerpt(const std::string& text, std::size_t max_chars = 40);
+
+}  // namespace kokoro::app

@@ -1,0 +1,50 @@
+#include "apps/common/speech_options.h"
+
+#include "core/assets.h"
+#include "core/model_file.h"
+#include "core/parallel.h"
+#include "realtime/audio_sink.h"
+
+namespace kokoro::app {
+
+void add_speech_options(CLI::App& app, SpeechOptions& o) {
+  app.add_option("--voice", o.voice, "Voice name, .bin file, or blend like af_heart:0.6,af_bella:0.4")->capture_default_str();
+  app.add_option("--speed", o.speed, "Speaking rate (0.5..2)")->check(CLI::Range(0.25f, 4.0f))->capture_default_str();
+  app.add_option("--lang", o.lang, "Language: en-us, en-gb, es, fr-fr, hi, it, pt-br")->capture_default_str();
+  app.add_flag("--phonemes-in", o.phonemes_in, "The input is a phoneme string (Kokoro's symbols), not text");
+  app.add_option("--model", o.model, "Model file (default: $KOKORO_MODEL or models/kokoro-v1_0.kokoro)");
+  app.add_option("--assets", o.assets, "Assets directory (default: $KOKORO_ASSETS or ../shared/assets)");
+  app.add_option("--threads", o.threads, "Compute threads")->check(CLI::Range(1, 64))->capture_default_str();
+  app.add_option("--seed", o.seed, "Noise seed (same seed, same audio)")->capture_default_str();
+  app.add_option("--first-words", o.first_words, "Words in the first segment of an utterance (0: no limit)")->capture_default_str();
+  app.add_option("--resample", o.resample, "Resampling quality to the device rate: best, medium, fastest, linear")
+      ->check(CLI::IsMember({"best", "medium", "fastest", "linear"}))->capture_default_str();
+}
+
+std::shared_ptr<const Frontend> load_frontend(const SpeechOptions& o, const std::string& assets_dir) {
+  FrontendOptions fo;
+  fo.language = o.lang;
+  fo.assets_dir = assets_dir;
+  fo.first_segment_max_words = o.first_words;
+  return std::make_shared<const Frontend>(fo);
+}
+
+SpeechEngine load_speech_engine(const SpeechOptions& o) {
+  SpeechEngine e;
+  e.assets_dir = find_assets_dir(o.assets);
+  e.frontend = load_frontend(o, e.assets_dir);
+  e.voice = VoicePack::resolve(o.voice, e.assets_dir);
+  set_num_threads(o.threads);
+  e.synthesizer = std::make_shared<const Synthesizer>(ModelFile::open(default_model_path(o.model)));
+  return e;
+}
+
+SpeakerOptions speaker_options(const SpeechOptions& o) {
+  SpeakerOptions so;
+  so.speed = o.speed;
+  so.phoneme_input = o.phonemes_in;
+  so.seed = o.seed;
+  return so;
+}
+
+}  // namespace kokoro::app

@@ -1,0 +1,49 @@
+// What the speaking apps (kokoro-say, kokoro-jack) have in common on the command line: which voice,
+// language, speed, model and assets, how many compute threads, and the resampling quality; and loading
+// them into a frontend, a synthesizer and a voice pack. One definition, so that both apps accept the same
+// flags with the same defaults and the same help text.
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/voice.h"
+#include "engine/speaker.h"
+#include "engine/synthesizer.h"
+#include "frontend/frontend.h"
+
+namespace kokoro::app {
+
+struct SpeechOptions {
+  std::string voice = "af_heart";
+  std::string lang = "en-us";
+  float speed = 1.0f;
+  std::string model;   // empty: $KOKORO_MODEL, then models/kokoro-v1_0.kokoro
+  std::string assets;  // empty: $KOKORO_ASSETS, then the shared assets directory
+  int threads = 2;
+  uint64_t seed = 0;
+  std::size_t first_words = 6;  // a short first segment so that speech starts early
+  bool phonemes_in = false;
+  std::string resample = "medium";
+};
+
+// Adds --voice --speed --lang --model --assets --threads --seed --first-words --phonemes-in --resample.
+void add_speech_options(CLI::App& app, SpeechOptions& options);
+
+// The loaded pieces. load_* throw kokoro::Error naming the file, voice or language that is wrong.
+struct SpeechEngine {
+  std::string assets_dir;
+  std::shared_ptr<const Frontend> frontend;
+  std::shared_ptr<const Synthesizer> synthesizer;
+  VoicePack voice;
+};
+std::shared_ptr<const Frontend> load_frontend(const SpeechOptions& options, const std::string& assets_dir);
+// Everything: assets, frontend, voice, model (also sets the compute thread count).
+SpeechEngine load_speech_engine(const SpeechOptions& options);
+
+// Speaker settings that follow from the options (speed, phoneme input, seed).
+SpeakerOptions speaker_options(const SpeechOptions& options);
+
+}  // namespace kokoro::app
