@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/kernels.h"
+#include "core/parallel.h"
 
 namespace kokoro {
 
@@ -78,23 +79,23 @@ void Albert::forward(const std::vector<int64_t>& ids, Tensor& out) const {
   const int64_t hd = hidden_ / heads_;
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
   Tensor q, k, v, ctx({T, hidden_}), attn, h, f, f2;
-  RowMatrix scores(T, T);
   for (int64_t layer = 0; layer < layers_; ++layer) {
     linear_rows(x, q_w_, &q_b_, q);
     linear_rows(x, k_w_, &k_b_, k);
     linear_rows(x, v_w_, &v_b_, v);
-    for (int64_t head = 0; head < heads_; ++head) {
+    // Heads are independent: one task each (each writes its own columns of ctx).
+    parallel_for(heads_, [&](int64_t head) {
       const auto Q = q.matrix().middleCols(head * hd, hd);
       const auto K = k.matrix().middleCols(head * hd, hd);
       const auto V = v.matrix().middleCols(head * hd, hd);
-      scores.noalias() = (Q * K.transpose()) * scale;
+      RowMatrix scores = (Q * K.transpose()) * scale;
       for (int64_t r = 0; r < T; ++r) {
         auto row = scores.row(r).array();
         row = (row - row.maxCoeff()).exp();
         row /= row.sum();
       }
       ctx.matrix().middleCols(head * hd, hd).noalias() = scores * V;
-    }
+    });
     linear_rows(ctx, o_w_, &o_b_, attn);
     attn.matrix() += x.matrix();
     layer_norm_rows(attn, attn_ln_w_.data, attn_ln_b_.data, kLayerNormEps);

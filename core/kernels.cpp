@@ -30,18 +30,32 @@ float sigmoid(float v) { return 1.0f / (1.0f + std::exp(-v)); }
 
 }  // namespace
 
+// Work below this many multiply-adds runs on the caller: waking a worker costs ~10-50 us.
+constexpr double kParallelMacs = 4e6;
+
 void linear_columns(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y) {
   if (w.dim(1) != x.dim(0)) throw Error("linear: weight " + shape_to_string(w.shape) + " vs input " + shape_to_string(x.shape()));
-  y.resize({w.dim(0), x.dim(1)});
-  y.matrix().noalias() = w.matrix() * x.matrix();
-  add_bias_columns(y, bias);
+  const int64_t out = w.dim(0), T = x.dim(1);
+  y.resize({out, T});
+  const int64_t blocks = double(out) * x.dim(0) * T < kParallelMacs ? 1 : std::min<int64_t>(out / 16, 2 * num_threads());
+  parallel_ranges(out, 16, static_cast<int>(std::max<int64_t>(1, blocks)), [&](int64_t r0, int64_t r1) {
+    auto Y = y.matrix().middleRows(r0, r1 - r0);
+    Y.noalias() = w.matrix().middleRows(r0, r1 - r0) * x.matrix();
+    if (bias) Y.colwise() += bias->vector().segment(r0, r1 - r0);
+  });
 }
 
 void linear_rows(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y) {
   if (w.dim(1) != x.dim(1)) throw Error("linear: weight " + shape_to_string(w.shape) + " vs input " + shape_to_string(x.shape()));
-  y.resize({x.dim(0), w.dim(0)});
-  y.matrix().noalias() = x.matrix() * w.matrix().transpose();
-  if (bias) y.matrix().rowwise() += bias->vector().transpose();
+  const int64_t out = w.dim(0), T = x.dim(0);
+  y.resize({T, out});
+  // Blocks of output features: each task multiplies by its own slice of W (ALBERT: T ~ 20-500 rows).
+  const int64_t blocks = double(out) * x.dim(1) * T < kParallelMacs ? 1 : std::min<int64_t>(out / 64, 2 * num_threads());
+  parallel_ranges(out, 64, static_cast<int>(std::max<int64_t>(1, blocks)), [&](int64_t c0, int64_t c1) {
+    auto Y = y.matrix().middleCols(c0, c1 - c0);
+    Y.noalias() = x.matrix() * w.matrix().middleRows(c0, c1 - c0).transpose();
+    if (bias) Y.rowwise() += bias->vector().segment(c0, c1 - c0).transpose();
+  });
 }
 
 void conv1d_gemm_per_tap(const Tensor& x, const TensorView& w, const TensorView* bias, int stride, int padding,
@@ -129,19 +143,28 @@ void conv_transpose1d(const Tensor& x, const TensorView& w, const TensorView* bi
   if (w.dim(0) != in) throw Error("conv_transpose1d: weight " + shape_to_string(w.shape) + " vs input " + shape_to_string(x.shape()));
   const int64_t t_out = (T - 1) * stride - 2 * padding + k + output_padding;
   y.resize({out, t_out});
-  y.matrix().setZero();
-  // z[o*k + j, t] = sum_i w[i, o, j] x[i, t], then scatter-add z into y at t*stride + j - padding.
-  const RowMatrix z = w.matrix().transpose() * x.matrix();  // w viewed as [in, out*k]
-  float* Y = y.data();
-  for (int64_t o = 0; o < out; ++o)
-    for (int64_t j = 0; j < k; ++j) {
-      const float* zr = z.data() + (o * k + j) * T;
-      for (int64_t t = 0; t < T; ++t) {
-        const int64_t s = t * stride + j - padding;
-        if (s >= 0 && s < t_out) Y[o * t_out + s] += zr[t];
+  // Per block of output channels: z[o*k + j, t] = sum_i w[i, o, j] x[i, t] (w viewed as [in, out*k]), then
+  // scatter-add z into y at t*stride + j - padding. Blocks write disjoint rows of y.
+  const int64_t blocks = double(in) * out * k * T < kParallelMacs ? 1 : std::min<int64_t>(out / 8, 2 * num_threads());
+  parallel_ranges(out, 8, static_cast<int>(std::max<int64_t>(1, blocks)), [&](int64_t o0, int64_t o1) {
+    thread_local RowMatrix z;
+    z.resize((o1 - o0) * k, T);
+    z.noalias() = w.matrix().middleCols(o0 * k, (o1 - o0) * k).transpose() * x.matrix();
+    float* Y = y.data();
+    for (int64_t o = o0; o < o1; ++o) {
+      float* yr = Y + o * t_out;
+      std::fill(yr, yr + t_out, 0.0f);
+      for (int64_t j = 0; j < k; ++j) {
+        const float* zr = z.data() + ((o - o0) * k + j) * T;
+        for (int64_t t = 0; t < T; ++t) {
+          const int64_t s = t * stride + j - padding;
+          if (s >= 0 && s < t_out) yr[s] += zr[t];
+        }
       }
+      if (bias)
+        for (int64_t t = 0; t < t_out; ++t) yr[t] += bias->data[o];
     }
-  add_bias_columns(y, bias);
+  });
 }
 
 void conv_transpose1d_depthwise(const Tensor& x, const TensorView& w, const TensorView* bias, int stride,
@@ -216,6 +239,36 @@ void leaky_relu(Tensor& x, float slope) {
 }
 
 void bilstm(const Tensor& x, const LstmWeights& fwd, const LstmWeights& bwd, Tensor& y) {
+  const int64_t T = x.dim(0), H = fwd.w_hh.dim(1);
+  for (const LstmWeights* w : {&fwd, &bwd})
+    if (w->w_ih.dim(1) != x.dim(1) || w->w_hh.dim(0) != 4 * H || w->w_hh.dim(1) != H)
+      throw Error("lstm: weight " + shape_to_string(w->w_ih.shape) + " vs input " + shape_to_string(x.shape()));
+  y.resize({T, 2 * H});
+  // The two directions are independent: one task each. Per direction, the input projections of all steps
+  // are one GEMM; each step is then a [4H, H] matrix-vector product and the gates, vectorised.
+  parallel_for(2, [&](int64_t dir) {
+    const LstmWeights& w = dir == 0 ? fwd : bwd;
+    RowMatrix G = x.matrix() * w.w_ih.matrix().transpose();
+    G.rowwise() += (w.b_ih.vector() + w.b_hh.vector()).transpose();
+    Eigen::VectorXf h = Eigen::VectorXf::Zero(H), g(4 * H);
+    Eigen::ArrayXf c = Eigen::ArrayXf::Zero(H);
+    const auto Whh = w.w_hh.matrix();
+    for (int64_t s = 0; s < T; ++s) {
+      const int64_t t = dir == 0 ? s : T - 1 - s;
+      g.noalias() = Whh * h;
+      g += G.row(t).transpose();
+      auto a = g.array();
+      const Eigen::ArrayXf i = (1.0f + (-a.segment(0, H)).exp()).inverse();
+      const Eigen::ArrayXf f = (1.0f + (-a.segment(H, H)).exp()).inverse();
+      const Eigen::ArrayXf o = (1.0f + (-a.segment(3 * H, H)).exp()).inverse();
+      c = f * c + i * a.segment(2 * H, H).tanh();
+      h = (o * c.tanh()).matrix();
+      std::copy(h.data(), h.data() + H, y.data() + t * 2 * H + dir * H);
+    }
+  });
+}
+
+void bilstm_baseline(const Tensor& x, const LstmWeights& fwd, const LstmWeights& bwd, Tensor& y) {
   const int64_t T = x.dim(0), H = fwd.w_hh.dim(1);
   y.resize({T, 2 * H});
   for (int dir = 0; dir < 2; ++dir) {

@@ -49,6 +49,9 @@ void leaky_relu(Tensor& x, float slope);
 struct LstmWeights {
   TensorView w_ih, w_hh, b_ih, b_hh;
 };
+// The directions run in parallel (core/parallel.h); gates are vectorised (Eigen's exp/tanh).
 void bilstm(const Tensor& x, const LstmWeights& fwd, const LstmWeights& bwd, Tensor& y);
+// The first implementation (directions in turn, scalar gates), kept for benchmarks and tests.
+void bilstm_baseline(const Tensor& x, const LstmWeights& fwd, const LstmWeights& bwd, Tensor& y);
 
 }  // namespace kokoro

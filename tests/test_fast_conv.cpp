@@ -127,6 +127,66 @@ TEST_P(FastConv, DispatchAgreesWithTheBaselineOnGeneratorShapes) {
   }
 }
 
+
+// The threaded linear layers and transposed convolution (split over output features / channels) against
+// double precision, at sizes above the threshold where they go parallel.
+TEST_P(FastConv, LinearAndTransposedConvMatchDouble) {
+  set_num_threads(GetParam());
+  std::mt19937 rng(5);
+  std::normal_distribution<float> n(0, 1);
+  auto fill = [&](std::vector<float>& v) { for (auto& e : v) e = n(rng); };
+  {  // linear_rows: x [T, in] W^T, linear_columns: W x [in, T]
+    const int64_t T = 40, in = 768, out = 768;
+    std::vector<float> w(out * in), b(out);
+    fill(w);
+    fill(b);
+    Tensor xr({T, in}), xc({in, T}), yr, yc;
+    for (int64_t i = 0; i < xr.numel(); ++i) xr[i] = n(rng);
+    for (int64_t t = 0; t < T; ++t)
+      for (int64_t i = 0; i < in; ++i) xc[i * T + t] = xr[t * in + i];
+    const TensorView wv{w.data(), {out, in}}, bv{b.data(), {out}};
+    linear_rows(xr, wv, &bv, yr);
+    linear_columns(xc, wv, &bv, yc);
+    double worst = 0;
+    for (int64_t t = 0; t < T; ++t)
+      for (int64_t o = 0; o < out; ++o) {
+        double s = b[o];
+        for (int64_t i = 0; i < in; ++i) s += double(w[o * in + i]) * xr[t * in + i];
+        worst = std::max({worst, std::abs(s - yr[t * out + o]), std::abs(s - yc[o * T + t])});
+      }
+    EXPECT_LE(worst, 2e-4) << "linear";  // |y| ~ 30: ~1e-5 relative
+  }
+  {  // conv_transpose1d at the ups_1 shape (k 12, stride 6, padding 3), shortened
+    const int64_t ci = 256, co = 128, k = 12, T = 60;
+    const int stride = 6, pad = 3;
+    std::vector<float> w(ci * co * k), b(co);
+    fill(w);
+    fill(b);
+    Tensor x({ci, T}), y;
+    for (int64_t i = 0; i < x.numel(); ++i) x[i] = n(rng);
+    conv_transpose1d(x, TensorView{w.data(), {ci, co, k}}, nullptr, stride, pad, 0, y);
+    Tensor yb;
+    const TensorView bias{b.data(), {co}};
+    conv_transpose1d(x, TensorView{w.data(), {ci, co, k}}, &bias, stride, pad, 0, yb);
+    const int64_t t_out = (T - 1) * stride - 2 * pad + k;
+    ASSERT_EQ(y.shape(), (Shape{co, t_out}));
+    double worst = 0;
+    for (int64_t o = 0; o < co; ++o)
+      for (int64_t s = 0; s < t_out; ++s) {
+        double acc = 0;
+        for (int64_t i = 0; i < ci; ++i)
+          for (int64_t j = 0; j < k; ++j) {
+            const int64_t num = s + pad - j;
+            if (num < 0 || num % stride) continue;
+            const int64_t t = num / stride;
+            if (t < T) acc += double(w[(i * co + o) * k + j]) * x[i * T + t];
+          }
+        worst = std::max({worst, std::abs(acc - y[o * t_out + s]), std::abs(acc + b[o] - yb[o * t_out + s])});
+      }
+    EXPECT_LE(worst, 2e-4) << "conv_transpose1d";
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Threads, FastConv, ::testing::Values(1, 2));
 
 TEST(Winograd, TransformIsExactOnSmallIntegers) {
