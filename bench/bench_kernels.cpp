@@ -86,8 +86,10 @@ void BM_conv_transpose1d(benchmark::State& state) {
 BENCHMARK(BM_conv_transpose1d)->ArgsProduct({{0, 1}, {1, 2}})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // The prosody predictor's BiLSTM shape: 640 inputs, 256 hidden per direction, 60 steps.
+// args: implementation (0 baseline, 1 current), threads
 void BM_bilstm(benchmark::State& state) {
-  set_num_threads(static_cast<int>(state.range(0)));
+  const bool baseline = state.range(0) == 0;
+  set_num_threads(static_cast<int>(state.range(1)));
   const int64_t in = 640, H = 256, T = 60;
   std::vector<float> wih(4 * H * in), whh(4 * H * H), bih(4 * H, 0.01f), bhh(4 * H, 0.01f);
   std::mt19937 rng(3);
@@ -98,12 +100,16 @@ void BM_bilstm(benchmark::State& state) {
   Tensor x({T, in}), y;
   for (int64_t i = 0; i < x.numel(); ++i) x[i] = n(rng);
   for (auto _ : state) {
-    bilstm(x, lw, lw, y);
+    if (baseline)
+      bilstm_baseline(x, lw, lw, y);
+    else
+      bilstm(x, lw, lw, y);
     benchmark::DoNotOptimize(y.data());
   }
+  state.SetLabel(baseline ? "baseline" : "parallel+vectorised");
   state.counters["us_per_step"] = benchmark::Counter(T, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
-BENCHMARK(BM_bilstm)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_bilstm)->ArgsProduct({{0, 1}, {1, 2}})->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // AdaIN (instance norm + style affine) then Snake on the stage-1 activation shape.
 void BM_adain_snake(benchmark::State& state) {
