@@ -77,6 +77,9 @@ nlohmann::json to_json(const BenchResult& r, const ModelFile& model) {
   j["load_ms"] = r.load_ms;
   j["frontend_load_ms"] = r.frontend_load_ms;
   j["peak_rss_mb"] = r.peak_rss_mb;
+  j["cpu_s"] = r.cpu_s;
+  j["rtf_cpu"] = t.audio_s > 0 ? r.cpu_s / t.audio_s : 0.0;
+  j["loadavg_1m"] = {r.loadavg_before, r.loadavg_after};
   j["rss_after_load_mb"] = r.rss_after_load_mb;
   j["gemm_peak_gflops"] = {{"1", r.peak.gflops_1}, {std::to_string(r.peak.threads), r.peak.gflops_n}};
   j["text_side_ms_20_tokens"] = r.text_side_ms_20;
@@ -105,8 +108,15 @@ std::string to_table(const BenchResult& r, const ModelFile& model) {
   std::snprintf(line, sizeof line, "kokoro-bench  mode %s  threads %d  load %.0f ms (frontend %.0f ms)  peak RSS %.0f MB\n",
                 r.mode.c_str(), r.threads, r.load_ms, r.frontend_load_ms, r.peak_rss_mb);
   o << line;
-  std::snprintf(line, sizeof line, "GEMM peak (Eigen 1024^3): %.0f GFLOP/s on 1 thread, %.0f on %d\n\n", r.peak.gflops_1,
-                r.peak.gflops_n, r.peak.threads);
+  if (r.peak.gflops_n > 0)
+    std::snprintf(line, sizeof line, "GEMM peak (Eigen 1024^3): %.0f GFLOP/s on 1 thread, %.0f on %d\n", r.peak.gflops_1,
+                  r.peak.gflops_n, r.peak.threads);
+  else
+    std::snprintf(line, sizeof line, "GEMM peak: not measured (--no-peak)\n");
+  o << line;
+  std::snprintf(line, sizeof line,
+                "CPU time %.2f s for %.2f s of audio (CPU RTF %.3f, all threads); load average %.2f before, %.2f after\n\n",
+                r.cpu_s, t.audio_s, t.audio_s > 0 ? r.cpu_s / t.audio_s : 0.0, r.loadavg_before, r.loadavg_after);
   o << line;
   o << "corpus     utts  segs   audio s   compute s     RTF   TTFA p50   p95      max (ms)\n";
   auto row = [&](const std::string& name, const Totals& c) {
@@ -121,9 +131,12 @@ std::string to_table(const BenchResult& r, const ModelFile& model) {
   const double total_ms = t.stages.total() + t.frontend_ms;
   auto stage_row = [&](const char* name, double ms, double flops) {
     const double gflops = ms > 0 ? flops / (ms * 1e6) : 0;
-    if (flops > 0)
+    if (flops > 0 && r.peak.gflops_n > 0)
       std::snprintf(line, sizeof line, "%-13s %9.1f %16.2f %6.1f%% %7.2f %9.1f %8.0f%%\n", name, ms, ms / t.audio_s,
-                    100 * ms / total_ms, flops / 1e9, gflops, r.peak.gflops_n > 0 ? 100 * gflops / r.peak.gflops_n : 0.0);
+                    100 * ms / total_ms, flops / 1e9, gflops, 100 * gflops / r.peak.gflops_n);
+    else if (flops > 0)
+      std::snprintf(line, sizeof line, "%-13s %9.1f %16.2f %6.1f%% %7.2f %9.1f        -\n", name, ms, ms / t.audio_s,
+                    100 * ms / total_ms, flops / 1e9, gflops);
     else
       std::snprintf(line, sizeof line, "%-13s %9.1f %16.2f %6.1f%%\n", name, ms, ms / t.audio_s, 100 * ms / total_ms);
     o << line;

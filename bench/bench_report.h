@@ -22,6 +22,8 @@ struct BenchResult {
   double load_ms = 0;           // model file open + engine construction
   double frontend_load_ms = 0;  // lexicons, espeak-ng
   double peak_rss_mb = 0;
+  double cpu_s = 0;            // user + system CPU time of the timed corpus runs (all threads)
+  double loadavg_before = 0, loadavg_after = 0;  // 1-minute load average around the timed runs
   double rss_after_load_mb = 0;
   GemmPeak peak;
   double text_side_ms_20 = 0;   // ALBERT + prosody + text encoder for 20 phoneme tokens (median)

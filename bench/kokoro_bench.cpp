@@ -42,6 +42,19 @@ double peak_rss_mb() {
   return u.ru_maxrss / 1024.0;  // kB on Linux
 }
 
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_utime.tv_sec + u.ru_utime.tv_usec / 1e6 + u.ru_stime.tv_sec + u.ru_stime.tv_usec / 1e6;
+}
+
+double loadavg_1m() {
+  std::ifstream f("/proc/loadavg");
+  double v = 0;
+  f >> v;
+  return v;
+}
+
 double current_rss_mb() {
   std::ifstream f("/proc/self/statm");
   long pages = 0, resident = 0;
@@ -153,6 +166,8 @@ int main(int argc, char** argv) {
     if (texts.empty()) throw Error("kokoro-bench: no corpus selected");
 
     runner->run(texts.front().second.front());  // warm-up: first-touch of weights and buffers
+    r.loadavg_before = loadavg_1m();
+    const double cpu0 = cpu_seconds();
     for (const auto& [name, items] : texts) {
       CorpusResult c;
       c.name = name;
@@ -161,6 +176,8 @@ int main(int argc, char** argv) {
       r.corpora.push_back(std::move(c));
       if (!json) std::fprintf(stderr, "kokoro-bench: %s done\n", name.c_str());
     }
+    r.cpu_s = cpu_seconds() - cpu0;
+    r.loadavg_after = loadavg_1m();
     measure_text_side(*synth, assets, r, text_runs);
     if (!no_peak) r.peak = measure_gemm_peak(threads);
     r.peak_rss_mb = peak_rss_mb();

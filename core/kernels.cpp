@@ -144,26 +144,32 @@ void conv_transpose1d(const Tensor& x, const TensorView& w, const TensorView* bi
   const int64_t t_out = (T - 1) * stride - 2 * padding + k + output_padding;
   y.resize({out, t_out});
   // Per block of output channels: z[o*k + j, t] = sum_i w[i, o, j] x[i, t] (w viewed as [in, out*k]), then
-  // scatter-add z into y at t*stride + j - padding. Blocks write disjoint rows of y.
+  // scatter-add z into y at t*stride + j - padding. Blocks write disjoint rows of y; within a block, columns
+  // of x go in chunks so that z stays small (chunks' contributions overlap when k > stride: they add up).
   const int64_t blocks = double(in) * out * k * T < kParallelMacs ? 1 : std::min<int64_t>(out / 8, 2 * num_threads());
+  constexpr int64_t kColumns = 256;
   parallel_ranges(out, 8, static_cast<int>(std::max<int64_t>(1, blocks)), [&](int64_t o0, int64_t o1) {
     thread_local RowMatrix z;
-    z.resize((o1 - o0) * k, T);
-    z.noalias() = w.matrix().middleCols(o0 * k, (o1 - o0) * k).transpose() * x.matrix();
     float* Y = y.data();
-    for (int64_t o = o0; o < o1; ++o) {
-      float* yr = Y + o * t_out;
-      std::fill(yr, yr + t_out, 0.0f);
-      for (int64_t j = 0; j < k; ++j) {
-        const float* zr = z.data() + ((o - o0) * k + j) * T;
-        for (int64_t t = 0; t < T; ++t) {
-          const int64_t s = t * stride + j - padding;
-          if (s >= 0 && s < t_out) yr[s] += zr[t];
+    for (int64_t o = o0; o < o1; ++o) std::fill(Y + o * t_out, Y + (o + 1) * t_out, 0.0f);
+    for (int64_t c0 = 0; c0 < T; c0 += kColumns) {
+      const int64_t n = std::min(kColumns, T - c0);
+      z.resize((o1 - o0) * k, n);
+      z.noalias() = w.matrix().middleCols(o0 * k, (o1 - o0) * k).transpose() * x.matrix().middleCols(c0, n);
+      for (int64_t o = o0; o < o1; ++o) {
+        float* yr = Y + o * t_out;
+        for (int64_t j = 0; j < k; ++j) {
+          const float* zr = z.data() + ((o - o0) * k + j) * n;
+          for (int64_t t = 0; t < n; ++t) {
+            const int64_t s = (c0 + t) * stride + j - padding;
+            if (s >= 0 && s < t_out) yr[s] += zr[t];
+          }
         }
       }
-      if (bias)
-        for (int64_t t = 0; t < t_out; ++t) yr[t] += bias->data[o];
     }
+    if (bias)
+      for (int64_t o = o0; o < o1; ++o)
+        for (int64_t t = 0; t < t_out; ++t) Y[o * t_out + t] += bias->data[o];
   });
 }
 
