@@ -28,7 +28,13 @@ class ExactRunner : public Runner {
   UtteranceMeasure run(const std::string& text) override {
     UtteranceMeasure m;
     const auto t0 = Clock::now();
-    const std::vector<Segment> segments = frontend_.segment(text);
+    std::vector<Segment> segments;
+    if (options_.phoneme_input) {
+      segments.emplace_back();
+      segments.back().phonemes = text;
+    } else {
+      segments = frontend_.segment(text);
+    }
     m.frontend_ms = ms_between(t0, Clock::now());
     SeededNoise noise(0);
     StageTimer timer;

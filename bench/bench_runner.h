@@ -34,6 +34,7 @@ struct UtteranceMeasure {
 
 struct RunnerOptions {
   std::string voice = "af_heart";
+  bool phoneme_input = false;  // utterances are phoneme strings (one segment each): the peers' inputs
   size_t first_words = 6;  // kokoro-say's default short first segment
   float speed = 1.0f;
 };

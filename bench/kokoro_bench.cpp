@@ -7,6 +7,7 @@
 //   build/bin/kokoro-bench --json > bench.json      machine-readable (keys: rtf, ttfa_ms_p50, ttfa_ms_p95,
 //                                                   peak_rss_mb, load_ms, mode, threads, stages, corpora...)
 //   build/bin/kokoro-bench --plot docs/bench        ttfa_cdf.png and stages.png (gnuplot)
+//   build/bin/kokoro-bench --phoneme-file P.txt     one phoneme string per line, no frontend (bench/peers/)
 //
 // Each corpus file is read as one utterance per non-empty line, except passage.txt, which is one utterance
 // (a ~2-minute text the frontend splits into segments). One untimed warm-up utterance runs first.
@@ -62,12 +63,12 @@ double current_rss_mb() {
   return resident * 4096.0 / (1024.0 * 1024.0);
 }
 
-std::vector<std::string> read_corpus(const std::string& dir, const std::string& name) {
-  const std::string path = dir + "/" + name + ".txt";
+// One item per non-empty line, or the whole file as one item.
+std::vector<std::string> read_items(const std::string& path, bool whole) {
   std::ifstream f(path);
   if (!f) throw Error("kokoro-bench: cannot read corpus " + path);
   std::vector<std::string> items;
-  if (name == "passage") {
+  if (whole) {
     std::stringstream ss;
     ss << f.rdbuf();
     items.push_back(ss.str());
@@ -77,6 +78,10 @@ std::vector<std::string> read_corpus(const std::string& dir, const std::string& 
   }
   if (items.empty()) throw Error("kokoro-bench: corpus " + path + " is empty");
   return items;
+}
+
+std::vector<std::string> read_corpus(const std::string& dir, const std::string& name) {
+  return read_items(dir + "/" + name + ".txt", name == "passage");
 }
 
 // ALBERT + prosody + text encoder on the first 20 phoneme tokens of a fixed sentence (median of `runs`).
@@ -122,6 +127,7 @@ int main(int argc, char** argv) {
   std::string model_path, assets, plot_dir, json_file, voice = "af_heart";
   int repeat = 3, threads = num_threads(), text_runs = 20;
   size_t first_words = 6;
+  std::string phoneme_file;
   bool json = false, no_peak = false;
   app.add_option("--mode", mode, "exact (whole segments) or stream (when the streaming engine exists)")->capture_default_str();
   app.add_option("--corpus", corpora, "Comma-separated corpora from the corpus directory")->capture_default_str();
@@ -137,6 +143,7 @@ int main(int argc, char** argv) {
   app.add_option("--json-file", json_file, "Also write the JSON to this file");
   app.add_option("--plot", plot_dir, "Write ttfa_cdf.png and stages.png into this directory (gnuplot)");
   app.add_flag("--no-peak", no_peak, "Skip the GEMM peak measurement");
+  app.add_option("--phoneme-file", phoneme_file, "Time these phoneme strings (one segment per line) instead of corpora");
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -154,10 +161,15 @@ int main(int argc, char** argv) {
     RunnerOptions ro;
     ro.voice = voice;
     ro.first_words = first_words;
+    ro.phoneme_input = !phoneme_file.empty();
     std::unique_ptr<Runner> runner = make_runner(mode, synth, assets, ro);
     r.frontend_load_ms = ms_since(t0);
 
     std::vector<std::pair<std::string, std::vector<std::string>>> texts;
+    if (!phoneme_file.empty()) {
+      texts.emplace_back("phonemes", read_items(phoneme_file, false));
+      corpora.clear();
+    }
     for (std::stringstream ss(corpora); ss.good();) {
       std::string name;
       std::getline(ss, name, ',');
