@@ -12,6 +12,8 @@
 
 namespace kokoro {
 
+class StreamAdainResBlk1d;
+
 class AdainResBlk1d {
  public:
   AdainResBlk1d(const ModelFile& model, const std::string& prefix, int64_t dim_in, int64_t dim_out,
@@ -19,7 +21,12 @@ class AdainResBlk1d {
   // x [dim_in, T] -> out [dim_out, T or 2T]
   void forward(const Tensor& x, const float* style, Tensor& out) const;
 
+  bool upsample() const { return upsample_; }
+  int64_t dim_in() const { return dim_in_; }
+  int64_t dim_out() const { return dim_out_; }
+
  private:
+  friend class StreamAdainResBlk1d;  // runs the same weights chunk by chunk (vocoder/stream_blocks.h)
   int64_t dim_in_, dim_out_;
   bool upsample_;
   AdaIN1d norm1_, norm2_;

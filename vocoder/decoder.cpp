@@ -66,6 +66,14 @@ void Decoder::asr_residual(const Tensor& asr, Tensor& asr_res) const {
 
 void Decoder::forward(const Tensor& asr, const Tensor& f0_curve, const Tensor& n_curve, const float* style,
                       NoiseSource& noise, Tensor& audio, const Trace* trace) const {
+  Tensor x;
+  features(asr, f0_curve, n_curve, style, x, trace);
+  generator_->forward(x, f0_curve.data(), style, noise, audio, trace);
+  kokoro::trace(trace, "audio", audio);
+}
+
+void Decoder::features(const Tensor& asr, const Tensor& f0_curve, const Tensor& n_curve, const float* style,
+                       Tensor& x, const Trace* trace) const {
   if (asr.rank() != 2 || asr.dim(0) != asr_dim_ || asr.dim(1) < 1)
     throw Error("decoder: asr must be [" + std::to_string(asr_dim_) + ", F] with F >= 1, got " +
                 shape_to_string(asr.shape()));
@@ -78,7 +86,7 @@ void Decoder::forward(const Tensor& asr, const Tensor& f0_curve, const Tensor& n
   kokoro::trace(trace, "dec_F0", F0);
   kokoro::trace(trace, "dec_N", N);
 
-  Tensor x, in, asr_res, next;
+  Tensor in, asr_res, next;
   concat_channels({&asr, &F0, &N}, in);
   encode_->forward(in, style, x);
   asr_residual(asr, asr_res);
@@ -93,9 +101,6 @@ void Decoder::forward(const Tensor& asr, const Tensor& f0_curve, const Tensor& n
     std::swap(x, next);
     kokoro::trace(trace, "dec_decode_" + std::to_string(i), x);
   }
-
-  generator_->forward(x, f0_row.data(), style, noise, audio, trace);
-  kokoro::trace(trace, "audio", audio);
 }
 
 }  // namespace kokoro

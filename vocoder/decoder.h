@@ -18,6 +18,8 @@
 
 namespace kokoro {
 
+class StreamDecoder;
+
 class Decoder {
  public:
   explicit Decoder(std::shared_ptr<const ModelFile> model);
@@ -27,6 +29,9 @@ class Decoder {
   // generator's (gen_har, gen_ups_i, gen_stage_i, gen_conv_post) and audio.
   void forward(const Tensor& asr, const Tensor& f0, const Tensor& n, const float* style, NoiseSource& noise,
                Tensor& audio, const Trace* trace = nullptr) const;
+  // The decoder half of forward, up to the generator's input: x [upsample_initial_channel, 2F].
+  void features(const Tensor& asr, const Tensor& f0, const Tensor& n, const float* style, Tensor& x,
+                const Trace* trace = nullptr) const;
 
   // The steps of forward, public so that golden tests can run each on the reference's own inputs.
   // F0 = F0_conv(f0 [1, 2F]) and N = N_conv(n [1, 2F]), each [1, F].
@@ -41,6 +46,7 @@ class Decoder {
   int64_t samples_per_frame() const { return samples_per_frame_; }  // audio samples per asr column
 
  private:
+  friend class StreamDecoder;  // runs the same weights chunk by chunk (vocoder/stream_decoder.h)
   std::shared_ptr<const ModelFile> model_;
   int64_t asr_dim_ = 512, style_dim_ = 0, samples_per_frame_ = 0;
   TensorView f0_conv_w_, f0_conv_b_, n_conv_w_, n_conv_b_, asr_res_w_, asr_res_b_;

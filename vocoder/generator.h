@@ -24,6 +24,8 @@ struct GeneratorConfig {
   static GeneratorConfig from_model(const ModelFile& model);
 };
 
+class StreamGenerator;
+
 class Generator {
  public:
   explicit Generator(const ModelFile& model);
@@ -46,6 +48,7 @@ class Generator {
   void spectrum_to_audio(const Tensor& conv_post, Tensor& audio) const;
 
  private:
+  friend class StreamGenerator;  // runs the same weights chunk by chunk (vocoder/stream_generator.h)
   struct Stage {
     TensorView ups_w, ups_b;
     int ups_stride, ups_padding;

@@ -11,6 +11,8 @@
 
 namespace kokoro {
 
+class StreamSnakeResBlock;
+
 class SnakeResBlock {
  public:
   SnakeResBlock(const ModelFile& model, const std::string& prefix, int64_t channels, int64_t kernel_size,
@@ -18,7 +20,10 @@ class SnakeResBlock {
   // x [channels, T] -> out [channels, T]; out may not alias x.
   void forward(const Tensor& x, const float* style, Tensor& out) const;
 
+  int64_t channels() const { return channels_; }
+
  private:
+  friend class StreamSnakeResBlock;  // runs the same weights chunk by chunk (vocoder/stream_blocks.h)
   struct Unit {
     AdaIN1d adain1, adain2;
     TensorView alpha1, alpha2;

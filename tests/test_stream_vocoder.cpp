@@ -1,0 +1,197 @@
+// The chunked (streaming) vocoder against the offline one on the real weights.
+//
+// Equivalence: for several utterances (aligned features from the C++ acoustic model on golden token ids;
+// two of them cut to a 40-frame excerpt, itself a valid decoder input, to keep the test under ~20 s),
+// Decoder::forward runs once under InstanceStatsCapture; the StreamDecoder then runs with exactly those
+// statistics (SuppliedStats) and the same deterministic TestNoise, fed in chunks of 1, 2, 3, 7 and 16 frames
+// and as one whole-segment chunk. Every sample must match the offline audio within 1e-5, and the first and
+// last chunk of each run are reported separately (they exercise the zero padding at both ends).
+//
+// Needs models/kokoro-v1_0.kokoro and tests/data/golden (fails, never skips, without them).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "acoustic/acoustic_model.h"
+#include "core/error.h"
+#include "tests/golden_support.h"
+#include "vocoder/decoder.h"
+#include "vocoder/stream_decoder.h"
+
+using namespace kokoro;
+using namespace kokoro::test;
+
+namespace {
+
+constexpr double kMaxAbs = 1e-5;
+
+struct Utterance {
+  std::string name;
+  AlignedFeatures feats;
+  std::vector<float> style;
+  Tensor audio;                                   // offline
+  std::map<std::string, InstanceStats> stats;     // offline statistics of every AdaIN layer
+};
+
+struct Fixture {
+  std::shared_ptr<const ModelFile> model;
+  std::unique_ptr<Decoder> decoder;
+  std::vector<Utterance> utterances;
+  std::string error;
+};
+
+const Fixture& fixture() {
+  static const Fixture f = [] {
+    Fixture r;
+    r.model = real_model(&r.error);
+    if (!r.model) return r;
+    r.decoder = std::make_unique<Decoder>(r.model);
+    AcousticModel acoustic(r.model);
+    struct Pick {
+      const char* name;
+      int64_t first, frames;  // excerpt of the aligned frames (frames 0: all)
+    };
+    for (const Pick& pick : {Pick{"one_phoneme", 0, 0}, Pick{"short_20", 0, 40}, Pick{"speed_1.3", 20, 40}}) {
+      const Golden g(pick.name);
+      Utterance u;
+      u.name = pick.name;
+      const Tensor ref_s = g.tensor("ref_s");
+      u.style.assign(ref_s.data(), ref_s.data() + ref_s.numel());
+      AlignedFeatures all;
+      acoustic.forward(g.ints("input_ids"), u.style.data(), g.config().at("speed").get<float>(), all);
+      const int64_t F = pick.frames ? pick.frames : all.frames();
+      if (pick.first + F > all.frames()) {
+        r.error = std::string(pick.name) + ": fewer frames than the excerpt needs";
+        r.decoder.reset();
+        return r;
+      }
+      u.feats.asr.resize({all.asr.dim(0), F});
+      for (int64_t c = 0; c < all.asr.dim(0); ++c)
+        std::copy(all.asr.data() + c * all.frames() + pick.first, all.asr.data() + c * all.frames() + pick.first + F,
+                  u.feats.asr.data() + c * F);
+      u.feats.f0 = Tensor::from(all.f0.data() + 2 * pick.first, {2 * F});
+      u.feats.n = Tensor::from(all.n.data() + 2 * pick.first, {2 * F});
+      TestNoise noise;
+      InstanceStatsCapture capture;
+      r.decoder->forward(u.feats.asr, u.feats.f0, u.feats.n, u.style.data(), noise, u.audio);
+      u.stats = capture.take();
+      r.utterances.push_back(std::move(u));
+    }
+    return r;
+  }();
+  return f;
+}
+
+// Runs the stream decoder over u in chunks of `chunk` frames (0: whole segment); returns the audio and the
+// sample range of each chunk's output.
+std::vector<float> run_chunked(const Decoder& dec, const Utterance& u, NormPolicy& policy, int64_t chunk,
+                               std::vector<std::pair<int64_t, int64_t>>* ranges = nullptr) {
+  StreamDecoder sd(dec);
+  TestNoise noise;
+  const int64_t F = u.feats.frames();
+  sd.begin(u.style.data(), noise, policy, F);
+  if (chunk <= 0) chunk = F;
+  std::vector<float> out;
+  Tensor asr, audio;
+  for (int64_t f = 0; f < F; f += chunk) {
+    const int64_t m = std::min(chunk, F - f);
+    asr.resize({u.feats.asr.dim(0), m});
+    for (int64_t c = 0; c < asr.dim(0); ++c)
+      std::copy(u.feats.asr.data() + c * F + f, u.feats.asr.data() + c * F + f + m, asr.data() + c * m);
+    sd.push(asr, u.feats.f0.data() + 2 * f, u.feats.n.data() + 2 * f, f + m == F, audio);
+    if (ranges) ranges->push_back({static_cast<int64_t>(out.size()), static_cast<int64_t>(out.size()) + audio.numel()});
+    out.insert(out.end(), audio.data(), audio.data() + audio.numel());
+  }
+  return out;
+}
+
+double max_abs_diff(const std::vector<float>& a, const Tensor& b, int64_t from, int64_t to) {
+  double d = 0;
+  for (int64_t i = from; i < to; ++i) d = std::max(d, double(std::fabs(a[i] - b[i])));
+  return d;
+}
+
+class StreamEquivalence : public ::testing::TestWithParam<int> {};
+
+TEST_P(StreamEquivalence, ChunkedEqualsOfflineWithOfflineStatistics) {
+  const Fixture& fx = fixture();
+  ASSERT_TRUE(fx.decoder) << fx.error;
+  const int chunk = GetParam();
+  for (const Utterance& u : fx.utterances) {
+    SuppliedStats policy(u.stats);
+    std::vector<std::pair<int64_t, int64_t>> ranges;
+    const std::vector<float> audio = run_chunked(*fx.decoder, u, policy, chunk, &ranges);
+    ASSERT_EQ(static_cast<int64_t>(audio.size()), u.audio.numel()) << u.name;
+    const double all = max_abs_diff(audio, u.audio, 0, u.audio.numel());
+    // The first chunk that produced audio, and the last chunk (which flushes the look-ahead).
+    std::pair<int64_t, int64_t> first{0, 0};
+    for (const auto& r : ranges)
+      if (r.second > r.first) {
+        first = r;
+        break;
+      }
+    const auto last = ranges.back();
+    const double d_first = max_abs_diff(audio, u.audio, first.first, first.second);
+    const double d_last = max_abs_diff(audio, u.audio, last.first, last.second);
+    std::printf("  %-12s chunk %-5s frames %4lld: max|d| %.3e (first chunk %.3e over %lld samples, last %.3e over %lld)\n",
+                u.name.c_str(), chunk ? std::to_string(chunk).c_str() : "whole", static_cast<long long>(u.feats.frames()),
+                all, d_first, static_cast<long long>(first.second - first.first), d_last,
+                static_cast<long long>(last.second - last.first));
+    EXPECT_GT(first.second, first.first) << u.name;
+    EXPECT_LE(all, kMaxAbs) << u.name << " chunk " << chunk;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(ChunkFrames, StreamEquivalence, ::testing::Values(1, 2, 3, 7, 16, 0),
+                         [](const auto& info) { return info.param ? "chunk_" + std::to_string(info.param) : std::string("whole"); });
+
+}  // namespace
+
+namespace {
+
+// The generator alone, fed with Decoder::features of the whole segment (the streaming engine's default
+// input): also equal to the offline audio.
+TEST(StreamGeneratorOnly, ChunkedFeaturesEqualOffline) {
+  const Fixture& fx = fixture();
+  ASSERT_TRUE(fx.decoder) << fx.error;
+  for (const Utterance& u : fx.utterances) {
+    Tensor x, cols, audio;
+    fx.decoder->features(u.feats.asr, u.feats.f0, u.feats.n, u.style.data(), x);
+    SuppliedStats policy(u.stats);
+    StreamDecoder sd(*fx.decoder);
+    TestNoise noise;
+    const int64_t F = u.feats.frames();
+    sd.begin(u.style.data(), noise, policy, F, StreamDecoder::Input::decoder_features);
+    std::vector<float> out;
+    for (int64_t f = 0; f < F; f += 3) {
+      const int64_t m = std::min<int64_t>(3, F - f);
+      copy_columns(x, 2 * f, 2 * m, cols);
+      sd.push_features(cols, u.feats.f0.data() + 2 * f, f + m == F, audio);
+      out.insert(out.end(), audio.data(), audio.data() + audio.numel());
+    }
+    ASSERT_EQ(static_cast<int64_t>(out.size()), u.audio.numel());
+    const double d = max_abs_diff(out, u.audio, 0, u.audio.numel());
+    std::printf("  %-12s generator only, chunk 3: max|d| %.3e\n", u.name.c_str(), d);
+    EXPECT_LE(d, kMaxAbs) << u.name;
+  }
+}
+
+TEST(StreamDecoderErrors, MisuseIsAClearError) {
+  const Fixture& fx = fixture();
+  ASSERT_TRUE(fx.decoder) << fx.error;
+  const Utterance& u = fx.utterances.front();
+  StreamDecoder sd(*fx.decoder);
+  Tensor audio, asr({512, 1});
+  EXPECT_THROW(sd.push(asr, u.feats.f0.data(), u.feats.n.data(), false, audio), Error);  // before begin
+  TestNoise noise;
+  SuppliedStats missing({});
+  EXPECT_THROW(sd.begin(u.style.data(), noise, missing, 1), Error);  // no statistics for the layers
+  ChunkStats chunk;
+  sd.begin(u.style.data(), noise, chunk, 1);
+  EXPECT_THROW(sd.push(Tensor({511, 1}), u.feats.f0.data(), u.feats.n.data(), false, audio), Error);  // shape
+  EXPECT_THROW(sd.push_features(Tensor({512, 2}), u.feats.f0.data(), false, audio), Error);  // wrong input kind
+  EXPECT_THROW(sd.push(Tensor({512, 0}), nullptr, nullptr, true, audio), Error);  // empty segment
+}
+
+}  // namespace

@@ -1,0 +1,136 @@
+#include "vocoder/stream_decoder.h"
+
+#include "core/error.h"
+#include "core/kernels.h"
+
+namespace kokoro {
+
+StreamDecoder::StreamDecoder(const Decoder& d)
+    : dec_(d),
+      f0_conv_(d.f0_conv_w_, &d.f0_conv_b_, 2, 1, 1, "F0_conv"),
+      n_conv_(d.n_conv_w_, &d.n_conv_b_, 2, 1, 1, "N_conv") {
+  encode_ = std::make_unique<StreamAdainResBlk1d>(*d.encode_, 1, layers_);
+  for (const auto& blk : d.decode_) decode_.push_back(std::make_unique<StreamAdainResBlk1d>(*blk, 1, layers_));
+  generator_first_layer_ = layers_.size();
+  int64_t gen_cpf = 1;
+  for (const auto& blk : d.decode_)
+    if (blk->upsample()) gen_cpf *= 2;
+  generator_ = std::make_unique<StreamGenerator>(*d.generator_, gen_cpf, layers_);
+  dec_x_.resize(decode_.size());
+  dec_res_.resize(decode_.size());
+  dec_f0_.resize(decode_.size());
+  dec_n_.resize(decode_.size());
+}
+
+void StreamDecoder::begin(const float* style, NoiseSource& noise, NormPolicy& policy, int64_t segment_frames,
+                          Input input) {
+  if (!style) throw Error("stream decoder: no style vector");
+  input_ = input;
+  if (input == Input::aligned_frames) {
+    policy.bind(layers_);
+  } else {
+    policy.bind(std::vector<NormLayer>(layers_.begin() + generator_first_layer_, layers_.end()));
+  }
+  policy.begin_segment(segment_frames);
+  f0_conv_.begin();
+  n_conv_.begin();
+  encode_->begin(style, policy);
+  for (auto& b : decode_) b->begin(style, policy);
+  generator_->begin(style, noise, policy);
+  enc_asr_.clear(dec_.asr_dim_);
+  enc_f0_.clear(1);
+  enc_n_.clear(1);
+  for (size_t i = 0; i < decode_.size(); ++i) {
+    dec_x_[i].clear(i == 0 ? dec_.encode_->dim_out() : dec_.decode_[i - 1]->dim_out());
+    dec_res_[i].clear(dec_.asr_res_w_.dim(0));
+    dec_f0_[i].clear(1);
+    dec_n_[i].clear(1);
+  }
+  frames_pushed_ = samples_emitted_ = 0;
+  active_ = true;
+}
+
+namespace {
+int64_t min_size(std::initializer_list<const ColumnQueue*> qs) {
+  int64_t m = (*qs.begin())->size();
+  for (const ColumnQueue* q : qs) m = std::min(m, q->size());
+  return m;
+}
+}  // namespace
+
+void StreamDecoder::push(const Tensor& asr, const float* f0, const float* n, bool last, Tensor& audio) {
+  if (!active_) throw Error("stream decoder: push outside a segment (call begin first)");
+  if (input_ != Input::aligned_frames) throw Error("stream decoder: begun for decoder features, not frames");
+  if (asr.rank() != 2 || asr.dim(0) != dec_.asr_dim_)
+    throw Error("stream decoder: asr must be [" + std::to_string(dec_.asr_dim_) + ", m], got " + shape_to_string(asr.shape()));
+  const int64_t m = asr.dim(1);
+  if (m > 0 && (!f0 || !n)) throw Error("stream decoder: missing F0 or N values");
+  if (last && frames_pushed_ + m < 1) throw Error("stream decoder: empty segment");
+  frames_pushed_ += m;
+
+  // F0 = F0_conv(F0_curve), N = N_conv(N): stride-2 convs over the 2 values per frame.
+  f0_row_ = m ? Tensor::from(f0, {1, 2 * m}) : Tensor({1, 0});
+  n_row_ = m ? Tensor::from(n, {1, 2 * m}) : Tensor({1, 0});
+  f0_conv_.push(f0_row_, last, F0_);
+  n_conv_.push(n_row_, last, N_);
+  enc_asr_.push(asr);
+  enc_f0_.push(F0_);
+  enc_n_.push(N_);
+  if (m > 0) {
+    dec_.asr_residual(asr, asr_res_);
+  } else {
+    asr_res_.resize({64, 0});
+  }
+  for (size_t i = 0; i < decode_.size(); ++i) {
+    dec_res_[i].push(asr_res_);
+    dec_f0_[i].push(F0_);
+    dec_n_[i].push(N_);
+  }
+
+  // x = encode([asr; F0; N]) on the columns all three have.
+  const int64_t me = min_size({&enc_asr_, &enc_f0_, &enc_n_});
+  enc_asr_.pop(me, a_);
+  enc_f0_.pop(me, b_);
+  enc_n_.pop(me, c_);
+  stack_rows({&a_, &b_, &c_}, in_);
+  encode_->push(in_, last, x_);
+
+  // x = decode_i([x; asr_res; F0; N]).
+  for (size_t i = 0; i < decode_.size(); ++i) {
+    dec_x_[i].push(x_);
+    const int64_t md = min_size({&dec_x_[i], &dec_res_[i], &dec_f0_[i], &dec_n_[i]});
+    dec_x_[i].pop(md, a_);
+    dec_res_[i].pop(md, b_);
+    dec_f0_[i].pop(md, c_);
+    dec_n_[i].pop(md, d_);
+    stack_rows({&a_, &b_, &c_, &d_}, in_);
+    decode_[i]->push(in_, last, next_);
+    std::swap(x_, next_);
+  }
+
+  finish_push(f0, 2 * m, x_, last, audio);
+}
+
+void StreamDecoder::push_features(const Tensor& x, const float* f0, bool last, Tensor& audio) {
+  if (!active_) throw Error("stream decoder: push outside a segment (call begin first)");
+  if (input_ != Input::decoder_features) throw Error("stream decoder: begun for aligned frames, not features");
+  const int64_t cols = x.rank() == 2 ? x.dim(1) : -1;
+  if (cols < 0 || cols % 2 || (cols > 0 && !f0))
+    throw Error("stream decoder: features must be [C, 2m] with 2m F0 values, got " + shape_to_string(x.shape()));
+  if (last && frames_pushed_ + cols / 2 < 1) throw Error("stream decoder: empty segment");
+  frames_pushed_ += cols / 2;
+  finish_push(f0, cols, x, last, audio);
+}
+
+void StreamDecoder::finish_push(const float* f0, int64_t n_f0, const Tensor& x, bool last, Tensor& audio) {
+  generator_->push(f0, n_f0, x, last, audio);
+  samples_emitted_ += audio.numel();
+  if (last) {
+    active_ = false;
+    if (samples_emitted_ != frames_pushed_ * dec_.samples_per_frame())
+      throw Error("stream decoder: emitted " + std::to_string(samples_emitted_) + " samples for " +
+                  std::to_string(frames_pushed_) + " frames (internal)");
+  }
+}
+
+}  // namespace kokoro
