@@ -22,6 +22,6 @@ std::string format_report(const UtteranceReport& report, const std::optional<Sin
                           bool with_text = false);
 
 // At most max_chars code points of text, on one line (controls shown as spaces), "..." when cut.
-std::string excerpt(const std::string& text, std::size_t max_chars = 40);
+std::string excerpt(const std::string& text, std::size_t max_chars = 60);
 
 }  // namespace kokoro::app

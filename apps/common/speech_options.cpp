@@ -1,5 +1,7 @@
 #include "apps/common/speech_options.h"
 
+#include <spdlog/spdlog.h>
+
 #include "core/assets.h"
 #include "core/model_file.h"
 #include "core/parallel.h"
@@ -37,6 +39,11 @@ SpeechEngine load_speech_engine(const SpeechOptions& o) {
   set_num_threads(o.threads);
   e.synthesizer = std::make_shared<const Synthesizer>(ModelFile::open(default_model_path(o.model)));
   return e;
+}
+
+void setup_logging(const char* app_name, bool verbose) {
+  spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::warn);
+  spdlog::set_pattern(std::string(app_name) + ": %l: %v");
 }
 
 SpeakerOptions speaker_options(const SpeechOptions& o) {

@@ -43,6 +43,9 @@ std::shared_ptr<const Frontend> load_frontend(const SpeechOptions& options, cons
 // Everything: assets, frontend, voice, model (also sets the compute thread count).
 SpeechEngine load_speech_engine(const SpeechOptions& options);
 
+// spdlog at warn (debug with -v), lines prefixed "<app>: <level>: " like the apps' own messages.
+void setup_logging(const char* app_name, bool verbose);
+
 // Speaker settings that follow from the options (speed, phoneme input, seed).
 SpeakerOptions speaker_options(const SpeechOptions& options);
 

@@ -11,7 +11,6 @@
 #include <CLI/CLI.hpp>
 #include <fcntl.h>
 #include <poll.h>
-#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -246,8 +245,7 @@ int main(int argc, char** argv) {
   app.add_flag("-q,--quiet", o.quiet, "No status lines");
   app.add_flag("-v,--verbose", o.verbose, "Debug logging");
   CLI11_PARSE(app, argc, argv);
-  spdlog::set_level(o.verbose ? spdlog::level::debug : spdlog::level::warn);
-  spdlog::set_pattern(std::string(kApp) + ": %l: %v");
+  kokoro::app::setup_logging(kApp, o.verbose);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
 
   struct sigaction sa {};

@@ -77,21 +77,25 @@ bool read_line(kokoro::app::InputLine& line, kokoro::Speaker& speaker, bool& qui
   static kokoro::app::LineReader reader;
   static std::deque<kokoro::app::InputLine> pending;
   static bool eof = false;
+  static bool stopped = false;  // the last Ctrl-C stopped speech and no line came since: the next one exits
   for (;;) {
     if (!pending.empty()) {
       line = std::move(pending.front());
       pending.pop_front();
+      stopped = false;
       return true;
     }
     if (eof) return false;
     if (g_interrupts.load() > 0) {
-      // First Ctrl-C: stop speaking. A second one, or one while idle, exits.
+      // First Ctrl-C: stop speaking. A second one, or one while idle, exits. (The worker may still be
+      // finishing the segment it was synthesizing when the second one comes: that must exit too.)
       const bool was_idle = speaker.wait_idle(0);
       speaker.stop();
-      if (g_interrupts.load() > 1 || was_idle) {
+      if (g_interrupts.load() > 1 || was_idle || stopped) {
         quit = true;
         return false;
       }
+      stopped = true;
       g_interrupts.store(0);
       std::fprintf(stderr, "\n(stopped; Ctrl-C again to exit)\n");
     }
@@ -142,7 +146,7 @@ int main(int argc, char** argv) {
   app.add_flag("-q,--quiet", o.quiet, "No status lines");
   app.add_flag("-v,--verbose", o.verbose, "Debug logging");
   CLI11_PARSE(app, argc, argv);
-  spdlog::set_level(o.verbose ? spdlog::level::debug : spdlog::level::warn);
+  kokoro::app::setup_logging("kokoro-say", o.verbose);
 
   try {
     const std::string assets = kokoro::find_assets_dir(o.speech.assets);
