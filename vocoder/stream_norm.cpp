@@ -239,4 +239,29 @@ void RunningStats::statistics(const NormLayer& layer, const Tensor& x, int64_t, 
   }
 }
 
+std::unique_ptr<NormPolicy> make_norm_policy(const std::string& spec, std::shared_ptr<const NormPriors> priors) {
+  const auto colon = spec.find(':');
+  const std::string kind = spec.substr(0, colon);
+  auto need_priors = [&] {
+    if (!priors) throw Error("statistics policy " + spec + " needs per-voice priors (kokoro-stream-eval --calibrate)");
+  };
+  if (kind == "chunk" && colon == std::string::npos) return std::make_unique<ChunkStats>();
+  if (kind == "cumulative" && colon == std::string::npos) return std::make_unique<RunningStats>(nullptr, 0.0);
+  if (kind == "prior" && colon == std::string::npos) {
+    need_priors();
+    return std::make_unique<SuppliedStats>(SuppliedStats::from_priors(*priors));
+  }
+  if (kind == "blend" && colon != std::string::npos) {
+    need_priors();
+    double w = -1;
+    try {
+      w = std::stod(spec.substr(colon + 1));
+    } catch (const std::exception&) {
+    }
+    if (!(w >= 0)) throw Error("statistics policy " + spec + ": the weight must be a number of frames >= 0");
+    return std::make_unique<RunningStats>(priors, w);
+  }
+  throw Error("unknown statistics policy \"" + spec + "\" (chunk, cumulative, prior, blend:W)");
+}
+
 }  // namespace kokoro

@@ -126,4 +126,8 @@ class RunningStats final : public NormPolicy {
   std::vector<Acc> acc_;
 };
 
+// A policy by name: "chunk", "cumulative", "prior" (fixed priors), "blend:W" (priors worth W frames blended
+// with the cumulative statistics). Throws kokoro::Error for an unknown name or a missing prior.
+std::unique_ptr<NormPolicy> make_norm_policy(const std::string& spec, std::shared_ptr<const NormPriors> priors);
+
 }  // namespace kokoro

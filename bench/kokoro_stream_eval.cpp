@@ -1,0 +1,392 @@
+// kokoro-stream-eval: what streaming costs in fidelity and what it gains in latency, on the real weights.
+//
+// For every sentence of the corpus (one frontend segment each), the exact audio is Decoder::forward over the
+// whole segment (the reference's semantics). Each streaming configuration (statistics policy x chunk size)
+// then runs the StreamDecoder on the same aligned frames with the same noise, and is measured against it:
+// LSD and MCD (bench/stream_metrics.h), the energy step at its chunk borders (against the same positions and
+// random positions of the exact audio), the vocoder's time to first audio and its RTF (compute / audio).
+//
+//   kokoro-stream-eval                                   the table of docs/streaming.md
+//   kokoro-stream-eval --policies blend:20 --chunks 5    one configuration
+//
+// Policies (vocoder/stream_norm.h): oracle (the exact statistics: a check, LSD 0), chunk (each chunk's own),
+// cumulative, prior (per-voice calibrated priors, fixed), blend:W (priors worth W frames blended with the
+// cumulative statistics), hybrid:W (decoder over the whole segment first, exact; generator streamed with
+// blend:W), hybridprior (same with fixed priors in the generator).
+// Priors are calibrated on --calibration (other sentences) and cached in --priors.
+#include <CLI/CLI.hpp>
+#include <Eigen/Core>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "bench/stream_metrics.h"
+#include "core/assets.h"
+#include "core/error.h"
+#include "engine/synthesizer.h"
+#include "frontend/frontend.h"
+#include "frontend/utf8.h"
+#include "frontend/vocab.h"
+#include "vocoder/stream_decoder.h"
+
+using namespace kokoro;
+using namespace kokoro::bench;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+struct Case {
+  std::string text;
+  AlignedFeatures feats;
+  std::vector<float> style;
+  std::vector<float> exact;
+  double exact_ms = 0, decoder_ms = 0;  // whole-segment vocoder time, and its decoder half
+  double acoustic_ms = 0;
+  int64_t frames() const { return feats.frames(); }
+};
+
+std::vector<std::string> read_lines(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error("cannot read corpus " + path);
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);)
+    if (!l.empty()) lines.push_back(l);
+  return lines;
+}
+
+// Frontend -> aligned features of every segment of every line.
+std::vector<Case> prepare(const std::vector<std::string>& lines, const Frontend& fe, const Vocab& vocab,
+                          const VoicePack& voice, const Synthesizer& synth, bool exact_audio) {
+  std::vector<Case> cases;
+  for (const std::string& line : lines)
+    for (const Segment& seg : fe.segment(line)) {
+      std::vector<int64_t> ids = tokenize(seg.phonemes, vocab);
+      if (ids.empty()) continue;
+      Case c;
+      c.text = seg.text;
+      const float* row = voice.style_for(static_cast<int>(utf8::count_code_points(seg.phonemes)));
+      c.style.assign(row, row + kStyleDim);
+      ids.insert(ids.begin(), 0);
+      ids.push_back(0);
+      auto t0 = Clock::now();
+      synth.acoustic().forward(ids, c.style.data(), 1.0f, c.feats);
+      c.acoustic_ms = ms_since(t0);
+      if (exact_audio) {
+        SeededNoise noise(0);
+        Tensor audio, x;
+        t0 = Clock::now();
+        synth.decoder().forward(c.feats.asr, c.feats.f0, c.feats.n, c.style.data(), noise, audio);
+        c.exact_ms = ms_since(t0);
+        t0 = Clock::now();
+        synth.decoder().features(c.feats.asr, c.feats.f0, c.feats.n, c.style.data(), x);
+        c.decoder_ms = ms_since(t0);
+        c.exact.assign(audio.data(), audio.data() + audio.numel());
+      }
+      cases.push_back(std::move(c));
+    }
+  return cases;
+}
+
+NormPriors calibrate(const std::vector<Case>& cases, const Decoder& dec, const std::string& voice) {
+  NormPriors p;
+  p.voice = voice;
+  for (const Case& c : cases) {
+    SeededNoise noise(0);
+    Tensor audio;
+    InstanceStatsCapture capture;
+    dec.forward(c.feats.asr, c.feats.f0, c.feats.n, c.style.data(), noise, audio);
+    p.add_segment(capture.stats(), c.frames());
+  }
+  p.finish();
+  return p;
+}
+
+struct Policy {
+  std::string name;
+  bool hybrid = false;  // decoder over the whole segment first (exact), generator streamed
+  std::function<std::unique_ptr<NormPolicy>(const Case&)> make;
+};
+
+Policy make_policy(const std::string& spec, std::shared_ptr<const NormPriors> priors, const Decoder& dec) {
+  Policy p;
+  p.name = spec;
+  const auto colon = spec.find(':');
+  const std::string kind = spec.substr(0, colon);
+  const double w = colon == std::string::npos || kind == "swap" ? 0 : std::stod(spec.substr(colon + 1));
+  if (kind == "oracle") {
+    p.make = [&dec](const Case& c) -> std::unique_ptr<NormPolicy> {
+      SeededNoise noise(0);
+      Tensor audio;
+      InstanceStatsCapture capture;
+      dec.forward(c.feats.asr, c.feats.f0, c.feats.n, c.style.data(), noise, audio);
+      return std::make_unique<SuppliedStats>(capture.take());
+    };
+  } else if (kind == "swap") {
+    // Diagnosis: the exact statistics everywhere except the layers whose name starts with the given prefix,
+    // which get the priors. Shows which layers the statistics matter for.
+    const std::string prefix = spec.substr(colon + 1);
+    p.make = [&dec, priors, prefix](const Case& c) -> std::unique_ptr<NormPolicy> {
+      SeededNoise noise(0);
+      Tensor audio;
+      InstanceStatsCapture capture;
+      dec.forward(c.feats.asr, c.feats.f0, c.feats.n, c.style.data(), noise, audio);
+      std::map<std::string, InstanceStats> s = capture.take();
+      for (auto& [name, st] : s)
+        if (name.rfind(prefix, 0) == 0) st = to_instance_stats(priors->layers.at(name));
+      return std::make_unique<SuppliedStats>(std::move(s));
+    };
+  } else if (kind == "scale" || kind == "shift") {
+    // Diagnosis: the exact statistics with every generator layer's 1/std scaled by (1 + w) ("scale:w") or its
+    // mean moved by w standard deviations ("shift:w"): how sensitive the audio is to statistics errors.
+    const bool scale = kind == "scale";
+    p.make = [&dec, w, scale](const Case& c) -> std::unique_ptr<NormPolicy> {
+      SeededNoise noise(0);
+      Tensor audio;
+      InstanceStatsCapture capture;
+      dec.forward(c.feats.asr, c.feats.f0, c.feats.n, c.style.data(), noise, audio);
+      std::map<std::string, InstanceStats> s = capture.take();
+      for (auto& [name, st] : s)
+        if (name.rfind("decoder.generator.", 0) == 0)
+          for (size_t ch = 0; ch < st.mean.size(); ++ch) {
+            if (scale) st.inv_std[ch] *= static_cast<float>(1 + w);
+            else st.mean[ch] += static_cast<float>(w) / st.inv_std[ch];
+          }
+      return std::make_unique<SuppliedStats>(std::move(s));
+    };
+  } else if (kind == "chunk") {
+    p.make = [](const Case&) { return std::make_unique<ChunkStats>(); };
+  } else if (kind == "cumulative") {
+    p.make = [](const Case&) { return std::make_unique<RunningStats>(nullptr, 0.0); };
+  } else if (kind == "prior" || kind == "hybridprior") {
+    p.hybrid = kind == "hybridprior";
+    p.make = [priors](const Case&) { return std::make_unique<SuppliedStats>(SuppliedStats::from_priors(*priors)); };
+  } else if (kind == "blend" || kind == "hybrid") {
+    if (colon == std::string::npos) throw Error("policy " + spec + " needs a weight, e.g. " + kind + ":20");
+    p.hybrid = kind == "hybrid";
+    p.make = [priors, w](const Case&) { return std::make_unique<RunningStats>(priors, w); };
+  } else {
+    throw Error("unknown policy " + spec + " (oracle, chunk, cumulative, prior, blend:W, hybrid:W, hybridprior)");
+  }
+  return p;
+}
+
+struct RunResult {
+  std::vector<float> audio;
+  std::vector<int64_t> borders;  // sample positions where one push's output meets the next one's
+  double first_audio_ms = 0, total_ms = 0;
+};
+
+RunResult run_stream(const Decoder& dec, StreamDecoder& sd, const Case& c, const Policy& policy, int64_t chunk) {
+  RunResult r;
+  std::unique_ptr<NormPolicy> norm = policy.make(c);
+  SeededNoise noise(0);
+  const int64_t F = c.frames();
+  Tensor in, audio, x;
+  const auto t0 = Clock::now();
+  bool first = true;
+  auto take = [&](const Tensor& a) {
+    if (a.numel() == 0) return;
+    if (first) r.first_audio_ms = ms_since(t0);
+    first = false;
+    if (!r.audio.empty()) r.borders.push_back(static_cast<int64_t>(r.audio.size()));
+    r.audio.insert(r.audio.end(), a.data(), a.data() + a.numel());
+  };
+  if (policy.hybrid) {
+    dec.features(c.feats.asr, c.feats.f0, c.feats.n, c.style.data(), x);
+    sd.begin(c.style.data(), noise, *norm, F, StreamDecoder::Input::decoder_features);
+    for (int64_t f = 0; f < F; f += chunk) {
+      const int64_t m = std::min(chunk, F - f);
+      copy_columns(x, 2 * f, 2 * m, in);
+      sd.push_features(in, c.feats.f0.data() + 2 * f, f + m == F, audio);
+      take(audio);
+    }
+  } else {
+    sd.begin(c.style.data(), noise, *norm, F);
+    for (int64_t f = 0; f < F; f += chunk) {
+      const int64_t m = std::min(chunk, F - f);
+      copy_columns(c.feats.asr, f, m, in);
+      sd.push(in, c.feats.f0.data() + 2 * f, c.feats.n.data() + 2 * f, f + m == F, audio);
+      take(audio);
+    }
+  }
+  r.total_ms = ms_since(t0);
+  return r;
+}
+
+void write_raw(const std::string& path, const std::vector<float>& a) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(a.data()), static_cast<std::streamsize>(a.size() * sizeof(float)));
+}
+
+std::vector<int64_t> parse_ints(const std::string& s) {
+  std::vector<int64_t> v;
+  std::stringstream ss(s);
+  for (std::string t; std::getline(ss, t, ',');) v.push_back(std::stoll(t));
+  return v;
+}
+
+std::vector<std::string> parse_strings(const std::string& s) {
+  std::vector<std::string> v;
+  std::stringstream ss(s);
+  for (std::string t; std::getline(ss, t, ',');) v.push_back(t);
+  return v;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"kokoro-stream-eval: streaming fidelity (LSD, MCD, chunk-border energy steps) and latency vs exact mode"};
+  std::string model, assets, voice_name = "af_heart";
+  std::string corpus = std::string(KOKORO_SOURCE_DIR) + "/bench/corpus/stream_eval.txt";
+  std::string calibration = std::string(KOKORO_SOURCE_DIR) + "/bench/corpus/stream_calibration.txt";
+  std::string priors_path, chunks = "1,2,5,10,20,40", policies = "chunk,cumulative,prior,blend:20,hybrid:20";
+  std::string wav_dir;
+  int limit = 0, threads = 1;
+  bool recalibrate = false, diagnose = false;
+  app.add_option("--model", model, "Model file (default: $KOKORO_MODEL or models/kokoro-v1_0.kokoro)");
+  app.add_option("--assets", assets, "Assets directory");
+  app.add_option("--voice", voice_name, "Voice")->capture_default_str();
+  app.add_option("--corpus", corpus, "Sentences to measure, one per line")->capture_default_str();
+  app.add_option("--calibration", calibration, "Sentences for the per-voice priors (not the measured ones)")
+      ->capture_default_str();
+  app.add_option("--priors", priors_path, "Priors cache (default: models/norm-priors-<voice>.kokoro)");
+  app.add_flag("--diagnose", diagnose, "Print how far each segment's statistics are from the priors, per layer");
+  app.add_flag("--recalibrate", recalibrate, "Recompute the priors even if the cache exists");
+  app.add_option("--chunks", chunks, "Chunk sizes in frames (25 ms each), comma-separated")->capture_default_str();
+  app.add_option("--policies", policies, "Statistics policies, comma-separated")->capture_default_str();
+  app.add_option("--limit", limit, "Use only the first N sentences (0: all)");
+  app.add_option("--threads", threads, "Eigen threads")->capture_default_str();
+  app.add_option("--wav-dir", wav_dir, "Also write the exact and streamed audio here (raw float32, 24 kHz)");
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    Eigen::setNbThreads(threads);
+    const std::string assets_dir = find_assets_dir(assets);
+    if (priors_path.empty())
+      priors_path = std::string(KOKORO_DEFAULT_MODEL_DIR) + "/norm-priors-" + voice_name + ".kokoro";
+    auto synth = std::make_shared<const Synthesizer>(ModelFile::open(default_model_path(model)));
+    FrontendOptions fo;
+    fo.assets_dir = assets_dir;
+    const Frontend fe(fo);
+    const Vocab vocab = Vocab::from_config(synth->model().config(), synth->model().path());
+    const VoicePack voice = VoicePack::resolve(voice_name, assets_dir);
+
+    std::shared_ptr<NormPriors> priors;
+    if (!recalibrate && std::filesystem::exists(priors_path)) {
+      priors = std::make_shared<NormPriors>(NormPriors::load(priors_path));
+      std::fprintf(stderr, "priors: %s (%lld segments, %lld frames)\n", priors_path.c_str(),
+                   static_cast<long long>(priors->segments), static_cast<long long>(priors->frames));
+    } else {
+      const auto t0 = Clock::now();
+      const std::vector<Case> cal = prepare(read_lines(calibration), fe, vocab, voice, *synth, false);
+      priors = std::make_shared<NormPriors>(calibrate(cal, synth->decoder(), voice_name));
+      priors->save(priors_path);
+      std::fprintf(stderr, "priors: calibrated on %zu segments in %.1f s, saved to %s\n", cal.size(), ms_since(t0) / 1e3,
+                   priors_path.c_str());
+    }
+
+    std::vector<std::string> lines = read_lines(corpus);
+    if (limit > 0 && static_cast<size_t>(limit) < lines.size()) lines.resize(limit);
+    const std::vector<Case> cases = prepare(lines, fe, vocab, voice, *synth, true);
+    double audio_s = 0, exact_ms = 0;
+    std::vector<double> exact_first, acoustic;
+    for (const Case& c : cases) {
+      audio_s += c.exact.size() / double(kSampleRate);
+      exact_ms += c.exact_ms;
+      exact_first.push_back(c.exact_ms);
+      acoustic.push_back(c.acoustic_ms);
+    }
+    std::printf("corpus: %zu segments, %.1f s of audio (%.2f .. %.2f s); exact vocoder RTF %.3f; acoustic model "
+                "p50 %.1f ms, p95 %.1f ms per segment\n",
+                cases.size(), audio_s, cases.empty() ? 0 : cases.front().exact.size() / 24000.0,
+                cases.empty() ? 0 : cases.back().exact.size() / 24000.0, exact_ms / 1e3 / audio_s,
+                percentile(acoustic, 50), percentile(acoustic, 95));
+
+    if (diagnose) {
+      // Per layer: mean over channels of |mean - prior mean| / prior std, and of |ln(var / prior var)|.
+      std::map<std::string, std::vector<std::pair<double, double>>> rows;
+      std::vector<std::string> order;
+      for (const Case& c : cases) {
+        SeededNoise noise(0);
+        Tensor audio;
+        InstanceStatsCapture capture;
+        synth->decoder().forward(c.feats.asr, c.feats.f0, c.feats.n, c.style.data(), noise, audio);
+        for (const auto& [name, s] : capture.stats()) {
+          const MomentStats m = to_moments(s), &p = priors->layers.at(name);
+          double dm = 0, dv = 0;
+          for (size_t ch = 0; ch < m.mean.size(); ++ch) {
+            dm += std::fabs(m.mean[ch] - p.mean[ch]) / std::sqrt(p.var[ch] + 1e-5);
+            dv += std::fabs(std::log((m.var[ch] + 1e-5) / (p.var[ch] + 1e-5)));
+          }
+          rows[name].push_back({dm / m.mean.size(), dv / m.mean.size()});
+        }
+      }
+      std::printf("layer: per segment  mean shift (prior std units) / |ln var ratio|\n");
+      for (const auto& [name, v] : rows) {
+        std::printf("%-48s", name.c_str());
+        for (const auto& [dm, dv] : v) std::printf(" %5.2f/%4.2f", dm, dv);
+        std::printf("\n");
+      }
+    }
+
+    // Energy steps of the exact audio at random positions: the natural level of the metric.
+    std::mt19937 rng(12345);
+    std::vector<double> random_steps;
+    for (const Case& c : cases) {
+      std::uniform_int_distribution<int64_t> pos(200, static_cast<int64_t>(c.exact.size()) - 200);
+      std::vector<int64_t> p;
+      for (int i = 0; i < 50; ++i) p.push_back(pos(rng));
+      for (double s : energy_steps_db(c.exact, p)) random_steps.push_back(s);
+    }
+    std::printf("exact mode: vocoder time to first audio (whole segment) p50 %.1f ms, p95 %.1f ms; energy step at "
+                "random positions p50 %.2f dB, p95 %.2f dB, mean %.2f dB\n\n",
+                percentile(exact_first, 50), percentile(exact_first, 95), percentile(random_steps, 50),
+                percentile(random_steps, 95), mean(random_steps));
+
+    std::printf("| policy | chunk (frames / ms) | LSD dB | MCD dB | border step p50 / p95 dB | exact at same positions p50 / p95 dB | vocoder first audio p50 / p95 ms | RTF |\n");
+    std::printf("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    StreamDecoder sd(synth->decoder());
+    for (const std::string& spec : parse_strings(policies)) {
+      const Policy policy = make_policy(spec, priors, synth->decoder());
+      for (int64_t chunk : parse_ints(chunks)) {
+        std::vector<double> lsd, mcd, steps, exact_steps, first_ms;
+        double total_ms = 0;
+        for (size_t i = 0; i < cases.size(); ++i) {
+          const Case& c = cases[i];
+          const RunResult r = run_stream(synth->decoder(), sd, c, policy, chunk);
+          if (r.audio.size() != c.exact.size()) throw Error("streamed audio has a different length (internal)");
+          lsd.push_back(log_spectral_distance_db(r.audio, c.exact));
+          mcd.push_back(mel_cepstral_distortion_db(r.audio, c.exact));
+          for (double s : energy_steps_db(r.audio, r.borders)) steps.push_back(s);
+          for (double s : energy_steps_db(c.exact, r.borders)) exact_steps.push_back(s);
+          first_ms.push_back(r.first_audio_ms);
+          total_ms += r.total_ms;
+          if (!wav_dir.empty()) {
+            const std::string stem = wav_dir + "/" + std::to_string(i) + "_";
+            write_raw(stem + "exact.f32", c.exact);
+            std::string tag = policy.name + "_" + std::to_string(chunk);
+            for (char& ch : tag)
+              if (ch == ':') ch = '-';
+            write_raw(stem + tag + ".f32", r.audio);
+          }
+        }
+        std::printf("| %s | %lld / %lld | %.3f | %.3f | %.2f / %.2f | %.2f / %.2f | %.1f / %.1f | %.3f |\n",
+                    policy.name.c_str(), static_cast<long long>(chunk), static_cast<long long>(chunk * 25), mean(lsd),
+                    mean(mcd), percentile(steps, 50), percentile(steps, 95), percentile(exact_steps, 50),
+                    percentile(exact_steps, 95), percentile(first_ms, 50), percentile(first_ms, 95),
+                    total_ms / 1e3 / audio_s);
+        std::fflush(stdout);
+      }
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kokoro-stream-eval: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,587 @@
+#include "engine/stream_engine.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+#include "engine/word_timing.h"
+#include "frontend/utf8.h"
+#include "vocoder/stream_decoder.h"
+
+namespace kokoro {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+void update_max(std::atomic<uint64_t>& m, uint64_t v) {
+  uint64_t cur = m.load(std::memory_order_relaxed);
+  while (v > cur && !m.compare_exchange_weak(cur, v, std::memory_order_relaxed)) {
+  }
+}
+
+// The next piece of text for the frontend: everything if it is short, else up to max_bytes cut after the
+// last newline, else after the last sentence end followed by a space, else at the last space, else at a
+// UTF-8 character boundary.
+size_t piece_end(const std::string& text, size_t begin, size_t max_bytes) {
+  if (text.size() - begin <= max_bytes) return text.size();
+  const size_t limit = begin + max_bytes;
+  const std::string_view window(text.data() + begin, max_bytes);
+  if (auto nl = window.rfind('\n'); nl != std::string_view::npos && nl > 0) return begin + nl + 1;
+  for (size_t i = max_bytes - 1; i > 0; --i) {
+    const char c = window[i - 1];
+    if ((c == '.' || c == '!' || c == '?') && window[i] == ' ') return begin + i + 1;
+  }
+  if (auto sp = window.rfind(' '); sp != std::string_view::npos && sp > 0) return begin + sp + 1;
+  size_t end = limit;
+  while (end > begin + 1 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return end;
+}
+
+constexpr int64_t kAsrDim = 512;
+constexpr size_t kAudioBlock = 1024;  // samples per sink write
+
+}  // namespace
+
+SynthesisMode parse_synthesis_mode(const std::string& name) {
+  if (name == "exact") return SynthesisMode::exact;
+  if (name == "stream") return SynthesisMode::stream;
+  throw Error("unknown synthesis mode \"" + name + "\" (exact, stream)");
+}
+
+const char* to_string(SynthesisMode mode) { return mode == SynthesisMode::exact ? "exact" : "stream"; }
+
+const char* to_string(StreamEvent::Kind kind) {
+  switch (kind) {
+    case StreamEvent::Kind::utterance_start: return "utterance_start";
+    case StreamEvent::Kind::segment_start: return "segment_start";
+    case StreamEvent::Kind::word: return "word";
+    case StreamEvent::Kind::segment_end: return "segment_end";
+    case StreamEvent::Kind::utterance_end: return "utterance_end";
+  }
+  return "?";
+}
+
+StreamEngine::StreamEngine(std::shared_ptr<const Synthesizer> synth, std::shared_ptr<const Frontend> frontend,
+                           VoicePack voice, AudioSink& sink, EngineVoice voice_options, SynthesisMode mode,
+                           StreamOptions options)
+    : synth_(std::move(synth)),
+      frontend_(std::move(frontend)),
+      vocab_(Vocab::from_config(synth_->model().config(), synth_->model().path())),
+      voice_(std::move(voice)),
+      sink_(sink),
+      voice_options_(voice_options),
+      mode_(mode),
+      options_(std::move(options)),
+      frames_(std::max<size_t>(options_.frame_ring_frames, 1)),
+      audio_(static_cast<size_t>(std::max(options_.audio_ring_seconds, 0.05) * kSampleRate)),
+      events_(4096) {
+  if (sink_.input_rate() != kSampleRate)
+    throw Error("streaming engine: the sink takes " + std::to_string(sink_.input_rate()) + " Hz, the engine makes " +
+                std::to_string(kSampleRate));
+  if (options_.first_chunk_frames < 1 || options_.max_chunk_frames < options_.first_chunk_frames)
+    throw Error("streaming engine: chunk sizes must satisfy 1 <= first <= max");
+  if (options_.text_piece_bytes < 64) throw Error("streaming engine: text pieces of at least 64 bytes");
+  if (mode_ == SynthesisMode::stream) {
+    make_norm_policy(options_.policy, options_.priors);  // fail now, not mid-speech
+    stream_decoder_ = std::make_unique<StreamDecoder>(synth_->decoder());
+  }
+  acoustic_ = std::thread([this] { acoustic_loop(); });
+  vocoder_ = std::thread([this] { vocoder_loop(); });
+  output_ = std::thread([this] { output_loop(); });
+}
+
+StreamEngine::~StreamEngine() {
+  stop();
+  quit_.store(true);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    text_cv_.notify_all();
+  }
+  wake();
+  acoustic_.join();
+  vocoder_.join();
+  output_.join();
+}
+
+uint64_t StreamEngine::say(std::string text) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const uint64_t id = next_id_++;
+  Utterance u;
+  u.report.text = text;
+  u.text = std::move(text);
+  u.generation = generation_.load();
+  u.queued = Clock::now();
+  utterances_.emplace(id, std::move(u));
+  text_queue_.push_back({id, generation_.load()});
+  text_cv_.notify_all();
+  return id;
+}
+
+void StreamEngine::stop() {
+  generation_.fetch_add(1);
+  sink_.interrupt();  // a write() blocked on a full device buffer returns now; the output thread flushes
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    text_queue_.clear();
+  }
+  wake();
+}
+
+bool StreamEngine::wait_idle(double timeout_seconds) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  return idle_cv_.wait_for(lock, std::chrono::duration<double>(timeout_seconds), [&] { return utterances_.empty(); });
+}
+
+void StreamEngine::on_report(std::function<void(const UtteranceReport&)> callback) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  report_cb_ = std::move(callback);
+}
+
+void StreamEngine::on_event(std::function<void(const StreamEvent&)> callback) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  event_cb_ = std::move(callback);
+}
+
+StreamEngineStats StreamEngine::stats() const {
+  StreamEngineStats s;
+  s.frames_produced = frames_produced_.load();
+  s.text_bytes_segmented = text_bytes_.load();
+  s.max_frames_queued = max_frames_queued_.load();
+  s.max_audio_queued = max_audio_queued_.load();
+  s.samples_to_sink = samples_to_sink_.load();
+  s.chunks = chunks_.load();
+  s.flushes = flushes_.load();
+  return s;
+}
+
+void StreamEngine::nap() {
+  std::unique_lock<std::mutex> lock(wake_mutex_);
+  wake_cv_.wait_for(lock, std::chrono::milliseconds(2));
+}
+
+void StreamEngine::wake() {
+  std::lock_guard<std::mutex> lock(wake_mutex_);
+  wake_cv_.notify_all();
+}
+
+void StreamEngine::add_synth_seconds(uint64_t utterance, double seconds) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto it = utterances_.find(utterance); it != utterances_.end()) it->second.report.synth_seconds += seconds;
+}
+
+void StreamEngine::fail_utterance(uint64_t utterance, const std::string& error) {
+  spdlog::debug("utterance {} failed: {}", utterance, error);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto it = utterances_.find(utterance); it != utterances_.end() && it->second.report.error.empty())
+    it->second.report.error = error;
+}
+
+void StreamEngine::finish_utterance(uint64_t utterance, bool interrupted) {
+  UtteranceReport report;
+  std::function<void(const UtteranceReport&)> cb;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = utterances_.find(utterance);
+    if (it == utterances_.end()) return;
+    report = std::move(it->second.report);
+    report.interrupted = report.interrupted || interrupted;
+    utterances_.erase(it);
+    cb = report_cb_;
+  }
+  if (cb) cb(report);
+  std::lock_guard<std::mutex> lock(mutex_);
+  idle_cv_.notify_all();
+}
+
+// Reports every utterance of an older generation as interrupted (output thread, after a barge-in).
+void StreamEngine::report_stale() {
+  std::vector<uint64_t> ids;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const uint64_t g = generation_.load();
+    for (const auto& [id, u] : utterances_)
+      if (u.generation != g) ids.push_back(id);
+  }
+  for (uint64_t id : ids) finish_utterance(id, true);
+}
+
+// ---------------------------------------------------------------- acoustic worker
+
+bool StreamEngine::push_frame_item(const FrameItem& item) {
+  while (!frames_.push(item)) {
+    if (quit_.load() || stale(item.generation)) return false;
+    nap();  // back-pressure: the vocoder is behind
+  }
+  update_max(max_frames_queued_, frames_.capacity() - frames_.space());
+  wake();
+  return true;
+}
+
+void StreamEngine::acoustic_loop() {
+  for (;;) {
+    TextItem item{};
+    std::string text;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      text_cv_.wait(lock, [&] { return quit_.load() || !text_queue_.empty(); });
+      if (quit_.load()) return;
+      item = text_queue_.front();
+      text_queue_.pop_front();
+      auto it = utterances_.find(item.id);
+      if (it == utterances_.end()) continue;
+      text = it->second.text;
+    }
+    if (stale(item.generation)) continue;  // the output thread reports it as interrupted
+    FrameItem marker{};
+    marker.kind = FrameItem::utterance_begin;
+    marker.generation = item.generation;
+    marker.utterance = item.id;
+    if (!push_frame_item(marker)) continue;
+    try {
+      speak_text(item.id, item.generation, text);
+    } catch (const std::exception& e) {
+      fail_utterance(item.id, e.what());
+    }
+    marker.kind = FrameItem::utterance_end;
+    push_frame_item(marker);
+  }
+}
+
+void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::string& text) {
+  const AcousticModel& acoustic = synth_->acoustic();
+  AlignedFeatures feats;
+  FrameItem item{};
+  item.generation = generation;
+  item.utterance = id;
+  for (size_t begin = 0; begin < text.size();) {
+    const size_t end = voice_options_.phoneme_input ? text.size() : piece_end(text, begin, options_.text_piece_bytes);
+    const std::string piece = text.substr(begin, end - begin);
+    std::vector<Segment> segments;
+    if (voice_options_.phoneme_input) {
+      Segment s;
+      s.phonemes = piece;
+      s.text = piece;
+      s.text_end = piece.size();
+      segments.push_back(std::move(s));
+    } else {
+      segments = frontend_->segment(piece);
+    }
+    text_bytes_.fetch_add(end - begin);
+    for (const Segment& seg : segments) {
+      if (stale(generation) || quit_.load()) return;
+      std::vector<int64_t> ids = tokenize(seg.phonemes, vocab_);
+      if (ids.empty()) continue;
+      const size_t n_phonemes = utf8::count_code_points(seg.phonemes);
+      if (n_phonemes > static_cast<size_t>(kMaxPhonemes))
+        throw Error("segment of " + std::to_string(n_phonemes) + " phonemes exceeds the model's 510");
+      ids.insert(ids.begin(), 0);
+      ids.push_back(0);
+      const float* style = voice_.style_for(static_cast<int>(n_phonemes));
+      const auto t0 = Clock::now();
+      acoustic.forward(ids, style, voice_options_.speed, feats);
+      add_synth_seconds(id, ms_since(t0) / 1e3);
+      if (stale(generation)) return;
+      const int64_t F = feats.frames();
+
+      item.kind = FrameItem::segment_begin;
+      item.a = F;
+      item.b = static_cast<int64_t>(begin + seg.text_begin);
+      item.c = static_cast<int64_t>(begin + seg.text_end);
+      std::copy(style, style + kStyleDim, item.payload);
+      if (!push_frame_item(item)) return;
+      if (!voice_options_.phoneme_input) {
+        for (const WordTiming& w : word_timings(seg, feats.durations)) {
+          item.kind = FrameItem::word;
+          item.a = static_cast<int64_t>(begin + w.text_begin);
+          item.b = static_cast<int64_t>(begin + w.text_end);
+          item.x = w.start_s;
+          item.y = w.end_s;
+          if (!push_frame_item(item)) return;
+        }
+      }
+      item.kind = FrameItem::frame;
+      for (int64_t f = 0; f < F; ++f) {
+        for (int64_t c = 0; c < kAsrDim; ++c) item.payload[c] = feats.asr.data()[c * F + f];
+        item.payload[kAsrDim] = feats.f0.data()[2 * f];
+        item.payload[kAsrDim + 1] = feats.f0.data()[2 * f + 1];
+        item.payload[kAsrDim + 2] = feats.n.data()[2 * f];
+        item.payload[kAsrDim + 3] = feats.n.data()[2 * f + 1];
+        if (!push_frame_item(item)) return;
+        frames_produced_.fetch_add(1);
+      }
+      item.kind = FrameItem::segment_end;
+      if (!push_frame_item(item)) return;
+    }
+    begin = end;
+  }
+}
+
+// ---------------------------------------------------------------- vocoder worker
+
+bool StreamEngine::push_audio(const float* samples, size_t n, uint64_t generation) {
+  size_t done = 0;
+  while (done < n) {
+    if (quit_.load() || stale(generation)) return false;
+    const size_t w = audio_.write(samples + done, n - done);
+    done += w;
+    if (w) {
+      update_max(max_audio_queued_, audio_.capacity() - audio_.space());
+      wake();
+    } else {
+      nap();  // back-pressure: the sink is behind (playing in real time)
+    }
+  }
+  return true;
+}
+
+bool StreamEngine::push_event(const EventItem& e, uint64_t generation) {
+  while (!events_.push(e)) {
+    if (quit_.load() || stale(generation)) return false;
+    nap();
+  }
+  wake();
+  return true;
+}
+
+void StreamEngine::vocoder_loop() {
+  FrameItem item{};
+  for (;;) {
+    if (!frames_.pop(item)) {
+      if (quit_.load()) return;
+      nap();
+      continue;
+    }
+    if (stale(item.generation)) continue;
+    EventItem e{};
+    e.generation = item.generation;
+    e.utterance = item.utterance;
+    switch (item.kind) {
+      case FrameItem::utterance_begin:
+        // The marker the output thread uses to tell this utterance's audio from stale audio.
+        e.kind = EventItem::utterance_start;
+        e.position = e.end_position = audio_.write_position();
+        push_event(e, item.generation);
+        break;
+      case FrameItem::segment_begin:
+        seg_.utterance = item.utterance;
+        seg_.style.assign(item.payload, item.payload + kStyleDim);
+        seg_.expected = item.a;
+        seg_.text_begin = item.b;
+        seg_.text_end = item.c;
+        seg_.asr.clear();
+        seg_.f0.clear();
+        seg_.n.clear();
+        seg_.words.clear();
+        break;
+      case FrameItem::word:
+        e.kind = EventItem::word;
+        e.text_begin = static_cast<uint64_t>(item.a);
+        e.text_end = static_cast<uint64_t>(item.b);
+        e.position = static_cast<uint64_t>(std::llround(item.x * kSampleRate));  // relative until the segment starts
+        e.end_position = static_cast<uint64_t>(std::llround(item.y * kSampleRate));
+        seg_.words.push_back(e);
+        break;
+      case FrameItem::frame:
+        seg_.asr.insert(seg_.asr.end(), item.payload, item.payload + kAsrDim);
+        seg_.f0.insert(seg_.f0.end(), item.payload + kAsrDim, item.payload + kAsrDim + 2);
+        seg_.n.insert(seg_.n.end(), item.payload + kAsrDim + 2, item.payload + kAsrDim + 4);
+        break;
+      case FrameItem::segment_end:
+        try {
+          synthesize_segment(item.generation, item.utterance);
+        } catch (const std::exception& ex) {
+          fail_utterance(item.utterance, ex.what());
+        }
+        break;
+      case FrameItem::utterance_end:
+        e.kind = EventItem::utterance_end;
+        e.position = e.end_position = audio_.write_position();
+        push_event(e, item.generation);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+void StreamEngine::synthesize_segment(uint64_t generation, uint64_t utterance) {
+  const int64_t F = static_cast<int64_t>(seg_.f0.size() / 2);
+  if (F != seg_.expected || F < 1)
+    throw Error("streaming engine: segment has " + std::to_string(F) + " frames, expected " +
+                std::to_string(seg_.expected) + " (internal)");
+  Tensor asr({kAsrDim, F}), f0 = Tensor::from(seg_.f0.data(), {2 * F}), n = Tensor::from(seg_.n.data(), {2 * F});
+  for (int64_t f = 0; f < F; ++f)
+    for (int64_t c = 0; c < kAsrDim; ++c) asr.data()[c * F + f] = seg_.asr[f * kAsrDim + c];
+  const uint64_t start = audio_.write_position();
+  const uint64_t samples = static_cast<uint64_t>(F) * kSamplesPerFrame;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = utterances_.find(utterance); it != utterances_.end()) ++it->second.report.segments;
+  }
+
+  // Events first (their positions are ahead of the audio), then the audio.
+  EventItem e{};
+  e.generation = generation;
+  e.utterance = utterance;
+  e.kind = EventItem::segment_start;
+  e.position = start;
+  e.end_position = start + samples;
+  e.text_begin = static_cast<uint64_t>(seg_.text_begin);
+  e.text_end = static_cast<uint64_t>(seg_.text_end);
+  if (!push_event(e, generation)) return;
+  for (EventItem w : seg_.words) {
+    w.position = std::min(start + w.position, start + samples);
+    w.end_position = std::min(start + w.end_position, start + samples);
+    if (!push_event(w, generation)) return;
+  }
+
+  SeededNoise seeded(voice_options_.seed);
+  TestNoise reference;
+  NoiseSource& noise = voice_options_.reference_noise ? static_cast<NoiseSource&>(reference) : seeded;
+  const Decoder& dec = synth_->decoder();
+  Tensor audio;
+  if (mode_ == SynthesisMode::exact) {
+    if (options_.before_chunk) options_.before_chunk();
+    const auto t0 = Clock::now();
+    dec.forward(asr, f0, n, seg_.style.data(), noise, audio);
+    add_synth_seconds(utterance, ms_since(t0) / 1e3);
+    chunks_.fetch_add(1);
+    if (!push_audio(audio.data(), audio.numel(), generation)) return;
+  } else {
+    // The decoder half over the whole segment: exact statistics, and one pass over its 1024-wide weights.
+    auto t0 = Clock::now();
+    Tensor x, cols;
+    dec.features(asr, f0, n, seg_.style.data(), x);
+    std::unique_ptr<NormPolicy> policy = make_norm_policy(options_.policy, options_.priors);
+    StreamDecoder* sd = stream_decoder_.get();
+    sd->begin(seg_.style.data(), noise, *policy, F, StreamDecoder::Input::decoder_features);
+    double compute_s = ms_since(t0) / 1e3;
+    int64_t chunk = options_.first_chunk_frames;
+    for (int64_t f = 0; f < F;) {
+      if (stale(generation) || quit_.load()) return;
+      if (options_.before_chunk) options_.before_chunk();
+      const int64_t m = std::min(chunk, F - f);
+      t0 = Clock::now();
+      copy_columns(x, 2 * f, 2 * m, cols);
+      sd->push_features(cols, f0.data() + 2 * f, f + m == F, audio);
+      compute_s += ms_since(t0) / 1e3;
+      chunks_.fetch_add(1);
+      f += m;
+      chunk = std::min<int64_t>(2 * chunk, options_.max_chunk_frames);
+      if (!push_audio(audio.data(), audio.numel(), generation)) return;
+    }
+    add_synth_seconds(utterance, compute_s);
+  }
+  e.kind = EventItem::segment_end;
+  e.position = e.end_position = start + samples;
+  push_event(e, generation);
+}
+
+// ---------------------------------------------------------------- output thread
+
+void StreamEngine::output_loop() {
+  uint64_t local_gen = generation_.load();
+  bool discarding = false;
+  uint64_t discarded = 0;  // ring samples that never reached the sink (stream time = position - discarded)
+  uint64_t current = 0;    // utterance whose audio is being written
+  std::deque<EventItem> pending;
+  std::vector<float> block(kAudioBlock);
+  auto seconds = [&](uint64_t position) { return static_cast<double>(position - discarded) / kSampleRate; };
+  auto deliver = [&](const EventItem& e) {
+    StreamEvent ev;
+    ev.utterance = e.utterance;
+    ev.text_begin = e.text_begin;
+    ev.text_end = e.text_end;
+    ev.time_s = seconds(e.position);
+    ev.end_s = seconds(e.end_position);
+    switch (e.kind) {
+      case EventItem::utterance_start: ev.kind = StreamEvent::Kind::utterance_start; current = e.utterance; break;
+      case EventItem::segment_start: ev.kind = StreamEvent::Kind::segment_start; break;
+      case EventItem::word: ev.kind = StreamEvent::Kind::word; break;
+      case EventItem::segment_end: ev.kind = StreamEvent::Kind::segment_end; break;
+      case EventItem::utterance_end: ev.kind = StreamEvent::Kind::utterance_end; break;
+      default: return;
+    }
+    if (e.kind == EventItem::utterance_end) {
+      try {
+        sink_.end_utterance();
+      } catch (const std::exception& ex) {
+        fail_utterance(e.utterance, ex.what());
+      }
+    }
+    std::function<void(const StreamEvent&)> cb;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      cb = event_cb_;
+    }
+    if (cb) cb(ev);
+    if (e.kind == EventItem::utterance_end) finish_utterance(e.utterance, false);
+  };
+
+  for (;;) {
+    if (quit_.load()) return;
+    const uint64_t g = generation_.load();
+    if (g != local_gen) {
+      // Barge-in: silence first (the device drops what it has queued from its next period on), then
+      // bookkeeping. Stale audio in the ring is dropped once the next utterance's marker shows where it ends.
+      local_gen = g;
+      try {
+        sink_.flush();
+      } catch (const std::exception& ex) {
+        spdlog::debug("flush failed: {}", ex.what());
+      }
+      flushes_.fetch_add(1);
+      discarding = true;
+      report_stale();
+    }
+    EventItem ev{};
+    while (events_.pop(ev)) pending.push_back(ev);
+    while (!pending.empty() && pending.front().generation < local_gen) pending.pop_front();
+    if (!pending.empty() && pending.front().generation > local_gen) continue;  // a barge-in we have not seen yet
+    if (discarding) {
+      if (pending.empty() || pending.front().kind != EventItem::utterance_start) {
+        nap();
+        continue;
+      }
+      discarded += audio_.discard_until(pending.front().position);
+      discarding = false;
+    }
+    const uint64_t pos = audio_.read_position();
+    while (!pending.empty() && pending.front().position <= pos) {
+      deliver(pending.front());
+      pending.pop_front();
+    }
+    size_t n = std::min(audio_.available(), block.size());
+    if (!pending.empty()) n = std::min<uint64_t>(n, pending.front().position - pos);
+    if (n == 0) {
+      nap();
+      continue;
+    }
+    n = audio_.read(block.data(), n);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (auto it = utterances_.find(current); it != utterances_.end()) {
+        Utterance& u = it->second;
+        if (!u.started_audio) {
+          u.started_audio = true;
+          u.report.first_audio_ms = ms_since(u.queued);
+        }
+        u.report.audio_seconds += static_cast<double>(n) / kSampleRate;
+      }
+    }
+    size_t written = 0;
+    try {
+      written = sink_.write(block.data(), n);
+    } catch (const std::exception& ex) {
+      fail_utterance(current, ex.what());
+    }
+    samples_to_sink_.fetch_add(written);
+    discarded += n - written;  // cut short by a barge-in: the rest is stale
+  }
+}
+
+}  // namespace kokoro

@@ -1,0 +1,176 @@
+// The streaming engine: text in, audio out through three threads joined by lock-free SPSC rings
+// (ringbuffer/spsc_ring.h), each bounded so that no stage runs unboundedly ahead of the next.
+//
+//   say(text) ─► text queue ─► acoustic worker: frontend (pieces of text_piece_bytes) → per segment: tokens
+//                              → AcousticModel → word timings; pushes [utterance, segment, words, frames...,
+//                              segment end] items into the frame ring (blocks while it is full)
+//              ─► frame ring ─► vocoder worker: collects a segment's aligned frames, then
+//                              exact:  Decoder::forward over the segment
+//                              stream: Decoder::features over the segment (exact), generator in chunks
+//                              (StreamDecoder, growing chunk sizes, statistics policy)
+//                              and pushes audio into the audio ring and events (with their sample
+//                              positions) into the event ring (blocks while full)
+//              ─► audio ring ─► output thread: the only caller of the sink's producer API: write(),
+//                              end_utterance(), flush(); delivers events and reports at their positions
+//
+// Barge-in: stop() (or a new say() with interrupt) bumps a generation counter, clears the text queue and
+// interrupts the sink. The output thread, which never computes, sees it within 2 ms (or at once when it
+// was blocked in write()), flushes the sink (silence from the device's next period on) and discards the
+// stale audio; the workers drop stale items and abandon stale work at their next check (between chunks).
+// Every item carries its generation, and each utterance's audio begins with a marker event holding the
+// audio ring position where it starts, so stale and fresh audio are told apart exactly.
+//
+// Underruns: when the vocoder falls behind, the device sink plays silence and counts an underrun
+// (realtime/); nothing is dropped: the pipeline delivers every sample of every segment in order.
+//
+// Threads: say/stop/wait_idle/on_report/on_event/stats from any thread. Callbacks run on the output thread.
+#pragma once
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "core/voice.h"
+#include "engine/stream_options.h"
+#include "engine/synthesizer.h"
+#include "engine/utterance_report.h"
+#include "frontend/frontend.h"
+#include "frontend/vocab.h"
+#include "realtime/audio_sink.h"
+#include "ringbuffer/spsc_ring.h"
+
+namespace kokoro {
+
+class StreamDecoder;
+
+struct EngineVoice {
+  float speed = 1.0f;
+  bool phoneme_input = false;  // say() receives phoneme strings instead of text
+  uint64_t seed = 0;           // noise seed: the same seed gives the same audio
+  bool reference_noise = false;  // the reference tool's deterministic noise (TestNoise) instead of the seed
+};
+
+// Counters for tests and benchmarks (any thread; a consistent snapshot of each value, not of the set).
+struct StreamEngineStats {
+  uint64_t frames_produced = 0;      // aligned frames the acoustic worker pushed
+  uint64_t text_bytes_segmented = 0; // text bytes handed to the frontend so far
+  uint64_t max_frames_queued = 0;    // high-water mark of the frame ring
+  uint64_t max_audio_queued = 0;     // high-water mark of the audio ring (samples)
+  uint64_t samples_to_sink = 0;      // samples handed to the sink
+  uint64_t chunks = 0;               // vocoder pushes (stream mode) or segments (exact mode)
+  uint64_t flushes = 0;              // barge-ins applied by the output thread
+};
+
+class StreamEngine {
+ public:
+  StreamEngine(std::shared_ptr<const Synthesizer> synth, std::shared_ptr<const Frontend> frontend, VoicePack voice,
+               AudioSink& sink, EngineVoice voice_options, SynthesisMode mode, StreamOptions options);
+  ~StreamEngine();
+  StreamEngine(const StreamEngine&) = delete;
+  StreamEngine& operator=(const StreamEngine&) = delete;
+
+  uint64_t say(std::string text);  // queues; returns the utterance id at once
+  void stop();                     // barge-in: drop everything queued and the utterance being spoken
+  // Blocks until every utterance said so far is reported (its audio handed to the sink), or timeout.
+  bool wait_idle(double timeout_seconds = 3600);
+  void on_report(std::function<void(const UtteranceReport&)> callback);
+  void on_event(std::function<void(const StreamEvent&)> callback);
+  StreamEngineStats stats() const;
+  SynthesisMode mode() const { return mode_; }
+
+  // One item of the frame ring (trivially copyable, fixed size). Public for the ring's instantiation.
+  struct FrameItem {
+    enum Kind : uint32_t { utterance_begin, segment_begin, word, frame, segment_end, utterance_end };
+    static constexpr int kPayload = 516;  // asr [512] + F0 [2] + N [2]; a segment's style [256]
+    uint32_t kind;
+    uint64_t generation, utterance;
+    int64_t a, b, c;  // segment_begin: frames, text_begin, text_end; word: text_begin, text_end
+    double x, y;      // word: start_s, end_s within the segment
+    float payload[kPayload];
+  };
+  // One item of the event ring: a StreamEvent at an absolute audio ring position, or an internal marker.
+  struct EventItem {
+    enum Kind : uint32_t { utterance_start, segment_start, word, segment_end, utterance_end, failed };
+    uint32_t kind;
+    uint64_t generation, utterance;
+    uint64_t position, end_position;  // samples, in audio ring positions
+    uint64_t text_begin, text_end;
+  };
+
+ private:
+  struct Utterance {
+    std::string text;
+    uint64_t generation = 0;
+    std::chrono::steady_clock::time_point queued;
+    UtteranceReport report;
+    bool started_audio = false;
+  };
+  struct TextItem {
+    uint64_t id, generation;
+  };
+
+  void acoustic_loop();
+  void vocoder_loop();
+  void output_loop();
+  void speak_text(uint64_t id, uint64_t generation, const std::string& text);
+  void synthesize_segment(uint64_t generation, uint64_t utterance);
+  bool push_frame_item(const FrameItem& item);
+  bool push_audio(const float* samples, size_t n, uint64_t generation);
+  bool push_event(const EventItem& e, uint64_t generation);
+  bool stale(uint64_t generation) const { return generation != generation_.load(std::memory_order_acquire); }
+  void nap();
+  void wake();
+  void add_synth_seconds(uint64_t utterance, double seconds);
+  void fail_utterance(uint64_t utterance, const std::string& error);
+  void finish_utterance(uint64_t utterance, bool interrupted);
+  void report_stale();
+
+  std::shared_ptr<const Synthesizer> synth_;
+  std::shared_ptr<const Frontend> frontend_;
+  Vocab vocab_;
+  VoicePack voice_;
+  AudioSink& sink_;
+  EngineVoice voice_options_;
+  SynthesisMode mode_;
+  StreamOptions options_;
+
+  SpscRing<FrameItem> frames_;
+  SpscRing<float> audio_;
+  SpscRing<EventItem> events_;
+
+  // Text queue and utterance records (not real-time: a mutex).
+  mutable std::mutex mutex_;
+  std::condition_variable idle_cv_, text_cv_;
+  std::deque<TextItem> text_queue_;
+  std::map<uint64_t, Utterance> utterances_;
+  uint64_t next_id_ = 1;
+  std::function<void(const UtteranceReport&)> report_cb_;
+  std::function<void(const StreamEvent&)> event_cb_;
+
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<bool> quit_{false};
+  std::mutex wake_mutex_;
+  std::condition_variable wake_cv_;
+
+  // Vocoder worker state: the segment being collected.
+  struct Collect {
+    uint64_t utterance = 0;
+    std::vector<float> style;
+    int64_t expected = 0, text_begin = 0, text_end = 0;
+    std::vector<float> asr, f0, n;  // asr frame-major [F][512], transposed when the segment is complete
+    std::vector<EventItem> words;
+  } seg_;
+
+  std::atomic<uint64_t> frames_produced_{0}, text_bytes_{0}, max_frames_queued_{0}, max_audio_queued_{0},
+      samples_to_sink_{0}, chunks_{0}, flushes_{0};
+
+  std::unique_ptr<StreamDecoder> stream_decoder_;  // stream mode; used by the vocoder worker only
+  std::thread acoustic_, vocoder_, output_;
+};
+
+}  // namespace kokoro

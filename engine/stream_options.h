@@ -1,0 +1,50 @@
+// Settings and events of the streaming engine (engine/stream_engine.h), shared with engine/speaker.h.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "vocoder/stream_norm.h"
+
+namespace kokoro {
+
+// exact: every segment is vocoded whole (the reference's statistics; identical to Synthesizer), segment N+1
+//        is synthesized while N plays.
+// stream: the decoder half runs over the whole segment (exact statistics), the generator in chunks of
+//         growing size with a statistics policy, so the first audio leaves after the first chunk.
+enum class SynthesisMode { exact, stream };
+SynthesisMode parse_synthesis_mode(const std::string& name);  // "exact" | "stream"; throws kokoro::Error
+const char* to_string(SynthesisMode mode);
+
+struct StreamOptions {
+  // stream mode: chunk sizes in frames (25 ms): the first chunk, then doubling up to the maximum (small
+  // first chunks for latency, large later ones for throughput: the kernels are faster on long inputs).
+  int first_chunk_frames = 4;
+  int max_chunk_frames = 32;
+  std::string policy = "cumulative";            // generator statistics (vocoder/stream_norm.h)
+  std::shared_ptr<const NormPriors> priors;     // for the policies that use priors
+
+  // Bounds, i.e. back-pressure: how far each stage may run ahead of the next.
+  std::size_t frame_ring_frames = 1024;  // aligned frames between the acoustic and the vocoder worker
+  double audio_ring_seconds = 1.0;       // audio between the vocoder worker and the sink writer
+  std::size_t text_piece_bytes = 4096;   // text handed to the frontend at a time (cut at a line or sentence end)
+
+  // Test instrumentation: called by the vocoder worker before each chunk of work (e.g. to make it slow).
+  std::function<void()> before_chunk;
+};
+
+// Timestamps for captions. Positions are in the output stream: seconds of audio handed to the sink since
+// the engine started (samples / 24000); an event is delivered when the audio up to `time_s` has been handed
+// to the sink (add the sink's latency for the moment it is heard).
+struct StreamEvent {
+  enum class Kind { utterance_start, segment_start, word, segment_end, utterance_end };
+  Kind kind = Kind::utterance_start;
+  uint64_t utterance = 0;                  // what say() returned
+  std::size_t text_begin = 0, text_end = 0;  // bytes in the utterance's text (segment and word events)
+  double time_s = 0, end_s = 0;            // start, and end for segments and words
+};
+const char* to_string(StreamEvent::Kind kind);
+
+}  // namespace kokoro

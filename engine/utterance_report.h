@@ -1,0 +1,18 @@
+// What the engine reports about each utterance once it is spoken, interrupted or failed.
+#pragma once
+#include <cstddef>
+#include <string>
+
+namespace kokoro {
+
+struct UtteranceReport {
+  std::string text;
+  size_t segments = 0;
+  double first_audio_ms = 0;  // from say() to the first samples handed to the sink (TTFA before the device)
+  double audio_seconds = 0;   // speech produced
+  double synth_seconds = 0;   // wall time spent synthesizing
+  bool interrupted = false;
+  std::string error;          // non-empty when the utterance failed
+};
+
+}  // namespace kokoro

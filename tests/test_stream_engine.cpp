@@ -1,0 +1,438 @@
+// The streaming engine (engine/stream_engine.h) end to end on the real model, with sinks the test drives:
+//   - exact mode equals the offline Synthesizer segment by segment; events (segments, words) line up with
+//     the audio; stream mode delivers the same number of samples;
+//   - barge-in: stop() while the vocoder is stuck in the middle of its work still silences the device at
+//     its next period (the output thread flushes without waiting for compute), and the next utterance plays;
+//   - underrun: a vocoder slower than the device makes the device play silence and count an underrun, and
+//     every sample still arrives afterwards;
+//   - back-pressure: a 1 MB text against a device that plays nothing keeps every stage bounded.
+// No assertion depends on wall-clock time: the device is a PlaybackQueue (the real JACK/PortAudio logic)
+// rendered by the test thread period by period, and slowness is a hook that blocks until the test says so.
+// A watchdog turns a hang into a loud failure.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+#include "core/assets.h"
+#include "engine/speaker.h"
+#include "engine/stream_engine.h"
+#include "engine/synthesizer.h"
+#include "realtime/playback_queue.h"
+#include "tests/golden_support.h"
+
+using namespace kokoro;
+
+namespace {
+
+// Aborts the process if not disarmed in time: a hang must fail loudly, not look like a slow pass.
+class Watchdog {
+ public:
+  explicit Watchdog(double seconds)
+      : thread_([this, seconds] {
+          std::unique_lock<std::mutex> lock(m_);
+          if (!cv_.wait_for(lock, std::chrono::duration<double>(seconds), [&] { return done_; })) {
+            std::fprintf(stderr, "watchdog: test hung for %.0f s\n", seconds);
+            std::abort();
+          }
+        }) {}
+  ~Watchdog() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+// Keeps everything written (never blocks), like a WAV file.
+class RecordingSink final : public AudioSink {
+ public:
+  using AudioSink::write;
+  std::size_t write(const float* s, std::size_t n) override {
+    std::lock_guard<std::mutex> lock(m_);
+    audio_.insert(audio_.end(), s, s + n);
+    return n;
+  }
+  void end_utterance() override { ends_.fetch_add(1); }
+  void flush() override {}
+  void drain(double) override {}
+  void interrupt() override {}
+  SinkStats stats() const override { return {}; }
+  std::string describe() const override { return "recording sink"; }
+  int input_rate() const override { return kSampleRate; }
+  std::vector<float> audio() const {
+    std::lock_guard<std::mutex> lock(m_);
+    return audio_;
+  }
+  uint64_t ends() const { return ends_.load(); }
+
+ private:
+  mutable std::mutex m_;
+  std::vector<float> audio_;
+  std::atomic<uint64_t> ends_{0};
+};
+
+// A device whose clock is the test: render(n) is one device period.
+class ManualDeviceSink final : public AudioSink {
+ public:
+  explicit ManualDeviceSink(double buffer_seconds) : q_("test device", kSampleRate, kSampleRate, options(buffer_seconds)) {}
+  using AudioSink::write;
+  std::size_t write(const float* s, std::size_t n) override { return q_.write(s, n); }
+  void end_utterance() override { q_.end_utterance(); }
+  void flush() override { q_.flush(); }
+  void drain(double t) override { q_.drain(t); }
+  void interrupt() override { q_.interrupt(); }
+  SinkStats stats() const override { return q_.stats(); }
+  std::string describe() const override { return "manual test device"; }
+  int input_rate() const override { return kSampleRate; }
+  std::vector<float> render(std::size_t n) {
+    std::vector<float> out(n);
+    PlaybackQueue::CallbackScope scope(q_, n);
+    q_.render(out.data(), n);
+    return out;
+  }
+  std::size_t queued() const { return q_.queued(); }
+
+ private:
+  static SinkOptions options(double buffer_seconds) {
+    SinkOptions o;
+    o.buffer_seconds = buffer_seconds;
+    o.stall_timeout_seconds = 600;  // the back-pressure test never plays
+    o.quality = ResampleQuality::fastest;
+    return o;
+  }
+  PlaybackQueue q_;
+};
+
+// Plays (renders) whatever the engine hands over until it is idle and the device queue is empty. Renders
+// only when a period's worth is queued (or the end is reached), so it never races ahead of the engine.
+uint64_t play_until_idle(StreamEngine& eng, ManualDeviceSink& sink, std::size_t period) {
+  uint64_t played = 0;
+  for (;;) {
+    const bool idle = eng.wait_idle(0);
+    if (sink.queued() >= period || (idle && sink.queued() > 0)) {
+      sink.render(period);
+      played += period;
+    } else if (idle) {
+      return played;
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+}
+
+bool any_sound(const std::vector<float>& v, std::size_t from = 0) {
+  for (std::size_t i = from; i < v.size(); ++i)
+    if (v[i] != 0.0f) return true;
+  return false;
+}
+
+// A hook the vocoder worker calls before each chunk; blocks while the test holds it.
+class Gate {
+ public:
+  void hold() {
+    std::lock_guard<std::mutex> lock(m_);
+    open_ = false;
+  }
+  void release() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      open_ = true;
+    }
+    cv_.notify_all();
+  }
+  void pass() {
+    std::unique_lock<std::mutex> lock(m_);
+    ++waiting_;
+    cv_.notify_all();
+    cv_.wait(lock, [&] { return open_; });
+    --waiting_;
+  }
+  // Blocks the test until the vocoder is stuck at the gate.
+  void wait_for_waiter() {
+    std::unique_lock<std::mutex> lock(m_);
+    cv_.wait(lock, [&] { return waiting_ > 0; });
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool open_ = true;
+  int waiting_ = 0;
+};
+
+struct Engine {
+  std::shared_ptr<const Synthesizer> synth;
+  std::shared_ptr<const Frontend> frontend;
+  VoicePack voice;
+  std::string error;
+};
+
+const Engine& engine() {
+  static const Engine e = [] {
+    Engine r;
+    auto model = test::real_model(&r.error);
+    if (!model) return r;
+    try {
+      const std::string assets = find_assets_dir();
+      FrontendOptions fo;
+      fo.assets_dir = assets;
+      fo.first_segment_max_words = 4;
+      r.frontend = std::make_shared<const Frontend>(fo);
+      r.voice = VoicePack::resolve("af_heart", assets);
+      r.synth = std::make_shared<const Synthesizer>(model);
+    } catch (const std::exception& ex) {
+      r.error = ex.what();
+      r.synth.reset();
+    }
+    return r;
+  }();
+  return e;
+}
+
+const char* kText = "The lamp flickered twice. Then the whole street went dark, and somebody laughed.";
+
+std::vector<float> offline_audio(const Engine& e, const std::string& text, uint64_t seed, size_t* segments = nullptr) {
+  const Vocab vocab = Vocab::from_config(e.synth->model().config(), e.synth->model().path());
+  std::vector<float> all;
+  size_t n = 0;
+  for (const Segment& seg : e.frontend->segment(text)) {
+    const auto ids = tokenize(seg.phonemes, vocab);
+    if (ids.empty()) continue;
+    SeededNoise noise(seed);
+    size_t cps = 0;
+    for (unsigned char c : seg.phonemes) cps += (c & 0xC0) != 0x80;
+    const SynthesisResult r = e.synth->synthesize(ids, e.voice, 1.0f, static_cast<int64_t>(cps), &noise);
+    all.insert(all.end(), r.audio.begin(), r.audio.end());
+    ++n;
+  }
+  if (segments) *segments = n;
+  return all;
+}
+
+TEST(StreamEngine, ExactModeEqualsTheSynthesizerAndEventsLineUp) {
+  const Engine& e = engine();
+  ASSERT_TRUE(e.synth) << e.error;
+  Watchdog dog(120);
+  size_t segments = 0;
+  const std::vector<float> want = offline_audio(e, kText, 7, &segments);
+  ASSERT_GE(segments, 2u) << "the short first segment should split this text";
+
+  RecordingSink sink;
+  std::vector<StreamEvent> events;
+  std::vector<UtteranceReport> reports;
+  {
+    StreamEngine eng(e.synth, e.frontend, e.voice, sink, EngineVoice{1.0f, false, 7, false}, SynthesisMode::exact, {});
+    eng.on_event([&](const StreamEvent& ev) { events.push_back(ev); });
+    eng.on_report([&](const UtteranceReport& r) { reports.push_back(r); });
+    eng.say(kText);
+    ASSERT_TRUE(eng.wait_idle(100));
+  }
+  const std::vector<float> got = sink.audio();
+  ASSERT_EQ(got.size(), want.size());
+  double worst = 0;
+  for (size_t i = 0; i < got.size(); ++i) worst = std::max(worst, double(std::fabs(got[i] - want[i])));
+  EXPECT_EQ(worst, 0.0) << "the pipeline's exact mode must be the offline synthesis";
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_FALSE(reports[0].interrupted);
+  EXPECT_TRUE(reports[0].error.empty()) << reports[0].error;
+  EXPECT_EQ(reports[0].segments, segments);
+  EXPECT_NEAR(reports[0].audio_seconds, want.size() / 24000.0, 1e-9);
+  EXPECT_EQ(sink.ends(), 1u);
+
+  // Events: utterance_start, then per segment start, words, end; times never go back; every word's span is
+  // a word of the text; the last segment ends where the audio ends.
+  ASSERT_GE(events.size(), 4u);
+  EXPECT_EQ(events.front().kind, StreamEvent::Kind::utterance_start);
+  EXPECT_EQ(events.back().kind, StreamEvent::Kind::utterance_end);
+  size_t seg_starts = 0, words = 0;
+  double last_start = 0, last_segment_end = 0;
+  const std::string text = kText;
+  for (const StreamEvent& ev : events) {
+    EXPECT_GE(ev.time_s + 1e-9, last_start);
+    last_start = std::max(last_start, ev.time_s);
+    if (ev.kind == StreamEvent::Kind::segment_start) ++seg_starts;
+    if (ev.kind == StreamEvent::Kind::segment_end) last_segment_end = ev.time_s;
+    if (ev.kind == StreamEvent::Kind::word) {
+      ++words;
+      ASSERT_LT(ev.text_begin, ev.text_end);
+      ASSERT_LE(ev.text_end, text.size());
+      const std::string w = text.substr(ev.text_begin, ev.text_end - ev.text_begin);
+      EXPECT_EQ(w.find(' '), std::string::npos) << w;
+      EXPECT_LE(ev.time_s, ev.end_s);
+    }
+  }
+  EXPECT_EQ(seg_starts, segments);
+  EXPECT_EQ(words, 13u);  // every word of kText
+  EXPECT_NEAR(last_segment_end, want.size() / 24000.0, 1e-9);
+}
+
+TEST(StreamEngine, StreamModeDeliversEverySampleInChunks) {
+  const Engine& e = engine();
+  ASSERT_TRUE(e.synth) << e.error;
+  Watchdog dog(120);
+  const std::vector<float> exact = offline_audio(e, kText, 7);
+  RecordingSink sink;
+  StreamOptions so;
+  so.first_chunk_frames = 2;
+  so.max_chunk_frames = 8;
+  StreamEngine eng(e.synth, e.frontend, e.voice, sink, EngineVoice{1.0f, false, 7, false}, SynthesisMode::stream, so);
+  std::vector<UtteranceReport> reports;
+  eng.on_report([&](const UtteranceReport& r) { reports.push_back(r); });
+  eng.say(kText);
+  ASSERT_TRUE(eng.wait_idle(100));
+  EXPECT_EQ(sink.audio().size(), exact.size());
+  EXPECT_GT(eng.stats().chunks, 4u);
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_TRUE(reports[0].error.empty()) << reports[0].error;
+}
+
+TEST(StreamEngine, BargeInSilencesTheDeviceWhileTheVocoderIsStillComputing) {
+  const Engine& e = engine();
+  ASSERT_TRUE(e.synth) << e.error;
+  Watchdog dog(120);
+  ManualDeviceSink sink(0.5);
+  Gate gate;
+  StreamOptions so;
+  so.first_chunk_frames = 4;
+  so.max_chunk_frames = 4;
+  int chunks = 0;
+  so.before_chunk = [&] {
+    if (++chunks == 4) gate.pass();  // the vocoder gets stuck in its 4th chunk
+  };
+  gate.hold();
+  StreamEngine eng(e.synth, e.frontend, e.voice, sink, EngineVoice{1.0f, false, 0, false}, SynthesisMode::stream, so);
+  std::vector<UtteranceReport> reports;
+  std::mutex rm;
+  eng.on_report([&](const UtteranceReport& r) {
+    std::lock_guard<std::mutex> lock(rm);
+    reports.push_back(r);
+  });
+  eng.say("Somewhere far beyond the hills, a very long sentence keeps going and going without any end in sight.");
+  gate.wait_for_waiter();  // three chunks of audio are queued, the vocoder is stuck
+  // Play until sound comes out.
+  constexpr std::size_t kPeriod = 256;
+  bool heard = false;
+  for (int i = 0; i < 200 && !heard; ++i) heard = any_sound(sink.render(kPeriod));
+  ASSERT_TRUE(heard);
+  ASSERT_GT(sink.queued(), kPeriod) << "stale audio must still be queued for the test to mean anything";
+
+  eng.stop();
+  // The output thread flushes on its own, although the vocoder is still stuck.
+  while (eng.stats().flushes == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const std::vector<float> first = sink.render(kPeriod);
+  EXPECT_FALSE(any_sound(first, kFlushFadeFrames)) << "only the fade-out may sound after the flush";
+  for (int i = 0; i < 20; ++i) ASSERT_FALSE(any_sound(sink.render(kPeriod))) << "period " << i << " after the flush";
+
+  gate.release();
+  ASSERT_TRUE(eng.wait_idle(60));
+  {
+    std::lock_guard<std::mutex> lock(rm);
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_TRUE(reports[0].interrupted);
+  }
+
+  // The next utterance plays normally and whole: the device plays exactly its samples.
+  chunks = 100;
+  const std::vector<float> want = offline_audio(e, "Yes?", 0);
+  const uint64_t played_before = sink.stats().frames_played;
+  eng.say("Yes?");
+  play_until_idle(eng, sink, kPeriod);
+  EXPECT_EQ(sink.stats().frames_played - played_before, want.size());
+  {
+    std::lock_guard<std::mutex> lock(rm);
+    ASSERT_EQ(reports.size(), 2u);
+    EXPECT_FALSE(reports[1].interrupted);
+  }
+}
+
+TEST(StreamEngine, UnderrunPlaysSilenceCountsAndLosesNothing) {
+  const Engine& e = engine();
+  ASSERT_TRUE(e.synth) << e.error;
+  Watchdog dog(120);
+  ManualDeviceSink sink(0.5);
+  Gate gate;
+  StreamOptions so;
+  so.first_chunk_frames = 4;
+  so.max_chunk_frames = 4;
+  std::atomic<int> chunks{0};
+  so.before_chunk = [&] {
+    if (++chunks == 3) gate.pass();  // the vocoder falls behind after two chunks
+  };
+  gate.hold();
+  StreamEngine eng(e.synth, e.frontend, e.voice, sink, EngineVoice{1.0f, false, 0, false}, SynthesisMode::stream, so);
+  const char* text = "Four words come first.";
+  const std::vector<float> want = offline_audio(e, text, 0);
+  eng.say(text);
+  gate.wait_for_waiter();
+  constexpr std::size_t kPeriod = 256;
+  // Play the two chunks and then some: the device runs dry in the middle of the utterance.
+  while (sink.stats().underruns == 0) sink.render(kPeriod);
+  for (int i = 0; i < 10; ++i) sink.render(kPeriod);  // silence while the vocoder is late
+  gate.release();
+  play_until_idle(eng, sink, kPeriod);
+  const SinkStats st = sink.stats();
+  EXPECT_GE(st.underruns, 1u);
+  EXPECT_EQ(st.frames_played, want.size()) << "every sample of the utterance is played despite the underrun";
+  EXPECT_EQ(st.frames_written, want.size());
+}
+
+TEST(StreamEngine, BackPressureBoundsAMegabyteText) {
+  const Engine& e = engine();
+  ASSERT_TRUE(e.synth) << e.error;
+  Watchdog dog(120);
+  ManualDeviceSink sink(0.25);  // never rendered: plays nothing, so everything upstream must stop
+  StreamOptions so;
+  so.frame_ring_frames = 128;
+  so.audio_ring_seconds = 0.25;
+  so.text_piece_bytes = 2048;
+  std::string text;
+  while (text.size() < (1u << 20)) text += "The quick brown fox jumps over the lazy dog, again and again. ";
+  {
+    StreamEngine eng(e.synth, e.frontend, e.voice, sink, EngineVoice{}, SynthesisMode::exact, so);
+    eng.say(text);
+    // Wait until the acoustic worker is blocked on a full frame ring (a state, not a time).
+    while (eng.stats().max_frames_queued < 128) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const uint64_t produced = eng.stats().frames_produced;
+    for (int i = 0; i < 20; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const StreamEngineStats s = eng.stats();
+    std::printf("  1 MB text, device not playing: %llu text bytes segmented, %llu frames produced, "
+                "%llu queued at most, %llu samples in the audio ring at most\n",
+                static_cast<unsigned long long>(s.text_bytes_segmented), static_cast<unsigned long long>(s.frames_produced),
+                static_cast<unsigned long long>(s.max_frames_queued), static_cast<unsigned long long>(s.max_audio_queued));
+    EXPECT_EQ(s.frames_produced, produced) << "the acoustic worker must be blocked, not running ahead";
+    EXPECT_LE(s.text_bytes_segmented, 2u * 2048u) << "only the pieces in flight are segmented";
+    EXPECT_LE(s.max_frames_queued, 128u);
+    // Frames: the ring, the segment the vocoder holds, the audio ring and the device buffer (in frames).
+    EXPECT_LE(s.frames_produced, 128u + 1000u);
+    eng.stop();
+  }  // destruction must not hang with everything blocked
+}
+
+TEST(StreamEngine, BadOptionsAreClearErrors) {
+  const Engine& e = engine();
+  ASSERT_TRUE(e.synth) << e.error;
+  RecordingSink sink;
+  StreamOptions so;
+  so.policy = "prior";  // needs priors, none given
+  EXPECT_THROW(StreamEngine(e.synth, e.frontend, e.voice, sink, EngineVoice{}, SynthesisMode::stream, so), Error);
+  so = {};
+  so.first_chunk_frames = 0;
+  EXPECT_THROW(StreamEngine(e.synth, e.frontend, e.voice, sink, EngineVoice{}, SynthesisMode::stream, so), Error);
+  EXPECT_THROW(parse_synthesis_mode("fast"), Error);
+}
+
+}  // namespace
