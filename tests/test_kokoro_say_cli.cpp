@@ -1,0 +1,159 @@
+// kokoro-say and kokoro-jack from the command line, as a user runs them, with input a user may give by
+// mistake: empty lines, a 1 MB line, bytes that are not UTF-8, a voice or model that does not exist, no
+// audio server. Each must end with a clear message and the documented exit status, never a crash or a
+// hang (every run has a time limit that fails the test). Also kokoro-say's interactive use in a terminal
+// (tmux) with the null output. No audio server needed: label apps.
+#include <gtest/gtest.h>
+#include <sndfile.h>
+#include <sys/stat.h>
+
+#include "app_test_support.h"
+
+namespace kokoro {
+namespace {
+
+using test::ChildProcess;
+using test::run_to_end;
+
+const std::string kSay = KOKORO_SAY_BIN;
+const std::string kJack = KOKORO_JACK_BIN;
+
+// No JACK server may be found or started by accident, and PortAudio is not used by these runs.
+const std::vector<std::string> kNoServer = {"JACK_DEFAULT_SERVER=kokoro-test-no-such-server", "JACK_NO_START_SERVER=1"};
+
+// Seconds of audio in a WAV file, -1 if it cannot be read.
+double wav_seconds(const std::string& path) {
+  SF_INFO info{};
+  SNDFILE* f = sf_open(path.c_str(), SFM_READ, &info);
+  if (!f) return -1;
+  sf_close(f);
+  return info.samplerate > 0 ? double(info.frames) / info.samplerate : -1;
+}
+
+void expect_no_crash_words(const std::string& err) {
+  for (const char* bad : {"unexpected error", "terminate called", "Segmentation", "Aborted", "std::"})
+    EXPECT_EQ(err.find(bad), std::string::npos) << "found \"" << bad << "\" in:\n" << err;
+}
+
+TEST(KokoroSayInput, EmptyAndBlankLinesAreSkipped) {
+  const auto r = run_to_end({kSay, "--output", "null"}, "\n   \n\t\n\r\n", 30, kNoServer);
+  EXPECT_EQ(r.code(), 0) << r.err;
+  EXPECT_EQ(r.err.find("[spoken]"), std::string::npos) << "a blank line must not be spoken:\n" << r.err;
+  expect_no_crash_words(r.err);
+}
+
+TEST(KokoroSayInput, EmptyArgumentSaysNothingAndSucceeds) {
+  const auto r = run_to_end({kSay, "--output", "null", ""}, "", 30, kNoServer);
+  EXPECT_EQ(r.code(), 0) << r.err;
+  EXPECT_EQ(r.err.find("[failed]"), std::string::npos) << r.err;
+  expect_no_crash_words(r.err);
+}
+
+TEST(KokoroSayInput, InvalidUtf8IsSpokenAroundTheBadBytes) {
+  test::TempDir dir;
+  const std::string wav = dir.file("out.wav");
+  const auto r = run_to_end({kSay, "-o", wav}, "\xff\xfe Hello \xc3\x28 world \xe2\x82\n", 60, kNoServer);
+  EXPECT_EQ(r.code(), 0) << r.err;
+  EXPECT_NE(r.err.find("[spoken]"), std::string::npos) << r.err;
+  EXPECT_GT(wav_seconds(wav), 0.3) << "the valid words must still be spoken";
+  expect_no_crash_words(r.err);
+}
+
+// 1 MB on one line (about 20 hours of speech): speech starts, and Ctrl-C (SIGINT) ends the program within
+// a few seconds although a long segment may be in synthesis.
+TEST(KokoroSayInput, MegabyteLineStartsSpeakingAndCtrlCEndsIt) {
+  test::TempDir dir;
+  const std::string wav = dir.file("out.wav");
+  std::string line;
+  const std::string sentence = "The quick brown fox jumps over the lazy dog. ";
+  while (line.size() < (1u << 20)) line += sentence;
+  ChildProcess p({kSay, "-o", wav}, kNoServer);
+  p.write_stdin(line + "\n");
+  p.close_stdin();
+  // Speech has started once the WAV file holds more than its header.
+  ASSERT_TRUE(test::wait_until(60, [&] {
+    struct stat st {};
+    return ::stat(wav.c_str(), &st) == 0 && st.st_size > 48000;
+  })) << "no speech within 60 s\n" << p.describe();
+  p.signal(SIGINT);
+  const auto t = std::chrono::steady_clock::now();
+  const auto status = p.wait_exit(10);
+  ASSERT_TRUE(status) << "kokoro-say did not exit within 10 s of Ctrl-C\n" << p.describe();
+  EXPECT_EQ(ChildProcess::exit_code(*status), 130) << p.describe();
+  std::printf("[measured] 1 MB line: exit %.0f ms after SIGINT\n", 1e3 * test::seconds_since(t));
+  expect_no_crash_words(p.err());
+}
+
+TEST(KokoroSayInput, UnknownVoiceIsNamed) {
+  const auto r = run_to_end({kSay, "--output", "null", "--voice", "xx_nobody", "Hello."}, "", 30, kNoServer);
+  EXPECT_EQ(r.code(), 1) << r.err;
+  EXPECT_NE(r.err.find("xx_nobody"), std::string::npos) << r.err;
+  expect_no_crash_words(r.err);
+}
+
+TEST(KokoroSayInput, MissingModelFileIsNamed) {
+  const auto r = run_to_end({kSay, "--output", "null", "--model", "/nonexistent/dir/model.kokoro", "Hello."}, "", 30,
+                            kNoServer);
+  EXPECT_EQ(r.code(), 1) << r.err;
+  EXPECT_NE(r.err.find("/nonexistent/dir/model.kokoro"), std::string::npos) << r.err;
+  expect_no_crash_words(r.err);
+}
+
+TEST(KokoroSayInput, NoJackServerIsAClearMessage) {
+  const auto r = run_to_end({kSay, "--output", "jack", "Hello."}, "", 30, kNoServer);
+  EXPECT_EQ(r.code(), 1) << r.err;
+  EXPECT_NE(r.err.find("JACK: cannot open client 'kokoro' on server 'kokoro-test-no-such-server'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("is jackd running?"), std::string::npos) << r.err;
+  expect_no_crash_words(r.err);
+}
+
+TEST(KokoroSayInput, BadOptionValuesAreRejectedByTheParser) {
+  const auto r = run_to_end({kSay, "--speed", "9", "Hello."}, "", 30, kNoServer);
+  EXPECT_NE(r.code(), 0);
+  EXPECT_NE(r.err.find("--speed"), std::string::npos) << r.err;
+  const auto o = run_to_end({kSay, "--output", "speakers", "Hello."}, "", 30, kNoServer);
+  EXPECT_NE(o.code(), 0);
+  EXPECT_NE(o.err.find("--output"), std::string::npos) << o.err;
+}
+
+// kokoro-say in a terminal: a typed line is spoken (status line with speech in it), and Ctrl-C while
+// nothing is being spoken exits with status 130.
+TEST(KokoroSayTerminal, TypedLineIsSpokenAndCtrlCWhenIdleExits) {
+  test::TmuxSession tmux(test::shell_quote(kSay) + " --output null", kNoServer);
+  ASSERT_TRUE(tmux.wait_screen("Type a line and press Enter", 30)) << tmux.screen();
+  tmux.type_line("Hello from the terminal.");
+  ASSERT_TRUE(tmux.wait_screen("[spoken]", 60)) << tmux.screen();
+  EXPECT_EQ(tmux.screen().find("[spoken] 0.00 s"), std::string::npos) << "the line produced no speech\n" << tmux.screen();
+  tmux.send_keys({"C-c"});
+  const auto status = tmux.wait_exit(10);
+  ASSERT_TRUE(status) << "Ctrl-C while idle must exit\n" << tmux.screen();
+  EXPECT_EQ(*status, 130) << tmux.screen();
+}
+
+// kokoro-jack's start-up errors: the same clear messages, status 1.
+TEST(KokoroJackInput, NoJackServerIsAClearStartupError) {
+  const auto r = run_to_end({kJack}, "", 30, kNoServer);
+  EXPECT_EQ(r.code(), 1) << r.err;
+  EXPECT_NE(r.err.find("kokoro-jack: JACK: cannot open client 'kokoro' on server 'kokoro-test-no-such-server'"),
+            std::string::npos)
+      << r.err;
+  expect_no_crash_words(r.err);
+}
+
+TEST(KokoroJackInput, FifoPathThatIsAFileIsRejected) {
+  test::TempDir dir;
+  const std::string file = dir.file("not-a-pipe");
+  test::write_bytes(file, {'x'});
+  const auto r = run_to_end({kJack, "--fifo", file}, "", 30, kNoServer);
+  EXPECT_EQ(r.code(), 1) << r.err;
+  EXPECT_NE(r.err.find(file + " exists and is not a named pipe"), std::string::npos) << r.err;
+}
+
+TEST(KokoroJackInput, UnknownVoiceIsNamed) {
+  const auto r = run_to_end({kJack, "--voice", "xx_nobody"}, "", 30, kNoServer);
+  EXPECT_EQ(r.code(), 1) << r.err;
+  EXPECT_NE(r.err.find("xx_nobody"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace kokoro
