@@ -196,7 +196,8 @@ void conv1d_winograd(const Tensor& x, const TensorView& w, const TensorView* bia
       const int64_t nb_o = std::min(o1, ob + B) - ob;
       for (int64_t i = 0; i < ci; ++i) {
         // taps[j][o]: tap j of the 16 output channels' filters for input channel i, zero past k.
-        float taps[48][B] = {};
+        float taps[48][B];
+        for (int64_t j = 0; j < groups * r; ++j) std::fill(taps[j], taps[j] + B, 0.0f);
         for (int64_t o = 0; o < nb_o; ++o) {
           const float* wr = w.data + ((ob + o) * ci + i) * k;
           for (int64_t j = 0; j < k; ++j) taps[j][o] = wr[j];
