@@ -88,6 +88,7 @@ class Fifo {
 struct Connection {
   std::unique_ptr<kokoro::AudioSink> sink;
   std::unique_ptr<kokoro::Speaker> speaker;
+  std::shared_ptr<std::atomic<uint64_t>> utterances = std::make_shared<std::atomic<uint64_t>>(0);
 };
 
 Connection connect(const Options& o, const kokoro::app::SpeechEngine& engine, bool quiet) {
@@ -106,7 +107,9 @@ Connection connect(const Options& o, const kokoro::app::SpeechEngine& engine, bo
   // since the previous report (utterances are spoken one after the other).
   auto* sink = c.sink.get();
   auto last_underruns = std::make_shared<uint64_t>(0);
-  c.speaker->on_report([sink, last_underruns, quiet](const kokoro::UtteranceReport& r) {
+  auto utterances = c.utterances;
+  c.speaker->on_report([sink, last_underruns, utterances, quiet](const kokoro::UtteranceReport& r) {
+    utterances->fetch_add(1);
     const kokoro::SinkStats s = sink->stats();
     if (!r.error.empty() && !s.error.empty()) return;  // the server is gone: the main loop says so once
     kokoro::app::SinkCounters counters{s.xruns, s.underruns - *last_underruns};
@@ -121,10 +124,23 @@ Connection connect(const Options& o, const kokoro::app::SpeechEngine& engine, bo
   return c;
 }
 
-// Ends the connection: stops speaking and closes the client. A worker still synthesizing after 2 s is not
-// waited for (the process exits with exit_code).
-void disconnect(Connection& c, int exit_code) {
+// One line on how the JACK client fared, for the record (stderr).
+void print_summary(const Connection& c) {
+  const kokoro::SinkStats s = c.sink->stats();
+  const double budget_us = s.output_rate > 0 ? 1e6 * s.period_frames / s.output_rate : 0;
+  std::fprintf(stderr,
+               "%s: %llu utterance%s; JACK: %llu xruns, %llu underruns, %llu callbacks, worst callback %.1f us "
+               "(period %d frames = %.0f us)\n",
+               kApp, static_cast<unsigned long long>(c.utterances->load()), c.utterances->load() == 1 ? "" : "s",
+               static_cast<unsigned long long>(s.xruns), static_cast<unsigned long long>(s.underruns),
+               static_cast<unsigned long long>(s.callbacks), s.worst_callback_ns / 1e3, s.period_frames, budget_us);
+}
+
+// Ends the connection: stops speaking, prints the summary and closes the client. A worker still
+// synthesizing after 2 s is not waited for (the process exits with exit_code).
+void disconnect(Connection& c, int exit_code, bool quiet) {
   if (!c.speaker) return;
+  if (!quiet) print_summary(c);
   kokoro::app::stop_speaker_or_exit(*c.speaker, 2.0, exit_code, kApp);
   c.speaker.reset();
   c.sink.reset();
@@ -167,7 +183,7 @@ int run(const Options& o) {
   for (;;) {
     if (const int sig = g_quit_signal.load()) {
       if (!o.quiet) std::fprintf(stderr, "%s: %s, exiting\n", kApp, sig == SIGTERM ? "terminated" : "interrupted");
-      disconnect(conn, 0);
+      disconnect(conn, 0, o.quiet);
       return 0;
     }
     if (conn.sink) {
@@ -175,7 +191,7 @@ int run(const Options& o) {
       if (!error.empty()) {
         std::fprintf(stderr, "%s: lost the JACK server: %s%s\n", kApp, error.c_str(),
                      o.reconnect ? "" : " (exiting; --reconnect waits for the server instead)");
-        disconnect(conn, kExitServerLost);
+        disconnect(conn, kExitServerLost, o.quiet);
         if (!o.reconnect) return kExitServerLost;
         next_attempt = std::chrono::steady_clock::now() + std::chrono::seconds(1);
         waiting_reported = true;
@@ -189,7 +205,7 @@ int run(const Options& o) {
       if (!conn.speaker) return kExitServerLost;
       if (conn.speaker->wait_idle(0.1)) {
         conn.sink->drain(10.0);
-        disconnect(conn, 0);
+        disconnect(conn, 0, o.quiet);
         return 0;
       }
       continue;
