@@ -1,7 +1,8 @@
 // Splits what arrives on a file descriptor (a terminal, a pipe, a named pipe) into lines without blocking:
 // call read_available() when poll() reports the descriptor readable. A writer that never sends a newline
-// cannot make memory grow without bound: past max_line_bytes the line is handed over in pieces, cut at the
-// last space when there is one in the second half of the piece, else at a UTF-8 character boundary.
+// cannot make memory grow without bound: a line longer than max_line_bytes is handed over in pieces (the
+// same pieces however the bytes arrive), cut after the last space when there is one in the second half of
+// the piece, else at a UTF-8 character boundary.
 #pragma once
 #include <cstddef>
 #include <string>
@@ -26,6 +27,7 @@ class LineReader {
 
  private:
   void take_lines(std::vector<InputLine>& lines, bool at_eof);
+  void split_long(std::string& text, std::vector<InputLine>& lines);  // hands over all but the last piece
 
   std::size_t max_line_bytes_;
   std::string pending_;

@@ -1,0 +1,124 @@
+// apps/common: the line reader the apps use on terminals and pipes (lines, CRLF, a last line without a
+// newline, over-long lines handed over in pieces at spaces or character boundaries), text excerpts and
+// the status-line wording.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "apps/common/line_reader.h"
+#include "apps/common/report.h"
+
+namespace kokoro::app {
+namespace {
+
+// Feeds `chunks` through a pipe one write at a time and collects every line until end of file.
+std::vector<InputLine> read_all(const std::vector<std::string>& chunks, std::size_t max_line) {
+  int fds[2];
+  EXPECT_EQ(::pipe2(fds, O_CLOEXEC), 0);
+  LineReader reader(max_line);
+  std::vector<InputLine> lines;
+  for (const auto& c : chunks) {
+    EXPECT_EQ(::write(fds[1], c.data(), c.size()), static_cast<ssize_t>(c.size()));
+    EXPECT_TRUE(reader.read_available(fds[0], "test pipe", lines));
+  }
+  ::close(fds[1]);
+  while (reader.read_available(fds[0], "test pipe", lines)) {
+  }
+  ::close(fds[0]);
+  return lines;
+}
+
+std::vector<std::string> texts(const std::vector<InputLine>& lines) {
+  std::vector<std::string> v;
+  for (const auto& l : lines) v.push_back(l.text);
+  return v;
+}
+
+TEST(LineReader, SplitsLinesAcrossReadsAndKeepsTheLastUnterminatedOne) {
+  const auto lines = read_all({"first li", "ne\nsecond\r\n\nthi", "rd"}, 1024);
+  EXPECT_EQ(texts(lines), (std::vector<std::string>{"first line", "second", "", "third"}));
+  for (const auto& l : lines) EXPECT_FALSE(l.continued);
+}
+
+TEST(LineReader, OverLongLineComesInPiecesCutAtSpaces) {
+  const std::string line = "aaaa bbbb cccc dddd eeee ffff gggg";  // 34 bytes, pieces of at most 16
+  const auto lines = read_all({line + "\nnext\n"}, 16);
+  ASSERT_GE(lines.size(), 3u);
+  std::string joined;
+  for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
+    EXPECT_LE(lines[i].text.size(), 16u);
+    EXPECT_EQ(lines[i].continued, i > 0) << i;
+    joined += lines[i].text;
+    EXPECT_TRUE(i + 2 == lines.size() || lines[i].text.back() == ' ') << "not cut after a space: '" << lines[i].text << "'";
+  }
+  EXPECT_EQ(joined, line) << "pieces must add up to the line";
+  EXPECT_EQ(lines.back().text, "next");
+  EXPECT_FALSE(lines.back().continued);
+}
+
+TEST(LineReader, SamePiecesHoweverTheBytesArrive) {
+  const std::string text = "one two three four five six seven eight nine ten\nshort\n\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9 end";
+  std::vector<std::string> bytes;
+  for (char c : text) bytes.emplace_back(1, c);
+  const auto at_once = read_all({text}, 12);
+  const auto one_by_one = read_all(bytes, 12);
+  EXPECT_EQ(texts(at_once), texts(one_by_one));
+  ASSERT_EQ(at_once.size(), one_by_one.size());
+  for (std::size_t i = 0; i < at_once.size(); ++i) EXPECT_EQ(at_once[i].continued, one_by_one[i].continued) << i;
+}
+
+TEST(LineReader, PiecesOfTextWithoutSpacesNeverSplitACharacter) {
+  std::string line;
+  for (int i = 0; i < 40; ++i) line += "\xc3\xa9";  // "é" x 40, 80 bytes, no spaces
+  const auto lines = read_all({line}, 17);
+  std::string joined;
+  for (const auto& l : lines) {
+    EXPECT_LE(l.text.size(), 17u);
+    EXPECT_EQ(l.text.size() % 2, 0u) << "a piece ends inside a two-byte character";
+    joined += l.text;
+  }
+  EXPECT_EQ(joined, line);
+}
+
+TEST(LineReader, ReadErrorNamesTheInput) {
+  LineReader reader;
+  std::vector<InputLine> lines;
+  try {
+    reader.read_available(-1, "named pipe /tmp/x", lines);
+    FAIL() << "reading a bad descriptor must throw";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot read named pipe /tmp/x"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Report, ExcerptCutsAtCharactersAndHidesControls) {
+  EXPECT_EQ(excerpt("short"), "short");
+  EXPECT_EQ(excerpt("a\tb\nc"), "a b c");
+  EXPECT_EQ(excerpt("\xc3\xa9\xc3\xa9\xc3\xa9", 2), "\xc3\xa9\xc3\xa9...");
+  EXPECT_EQ(excerpt(std::string(70, 'x')), std::string(60, 'x') + "...");
+}
+
+TEST(Report, StatusLineWording) {
+  UtteranceReport r;
+  r.text = "Hello there.";
+  r.segments = 2;
+  r.first_audio_ms = 412.4;
+  r.audio_seconds = 4.0;
+  r.synth_seconds = 1.2;
+  EXPECT_EQ(format_report(r), "[spoken] 4.00 s of speech, first audio after 412 ms, synthesized in 1.20 s (RTF 0.30), 2 segments");
+  EXPECT_EQ(format_report(r, SinkCounters{3, 1}, true),
+            "[spoken] 4.00 s of speech, first audio after 412 ms, synthesized in 1.20 s (RTF 0.30), 2 segments"
+            " | xruns 3 so far, underruns 1 | \"Hello there.\"");
+  r.interrupted = true;
+  r.segments = 1;
+  EXPECT_EQ(format_report(r).substr(0, 9), "[stopped]");
+  EXPECT_NE(format_report(r).find("1 segment"), std::string::npos);
+  r.error = "JACK client kokoro: JACK server shut down (gone)";
+  EXPECT_EQ(format_report(r), "[failed] JACK client kokoro: JACK server shut down (gone)");
+}
+
+}  // namespace
+}  // namespace kokoro::app
