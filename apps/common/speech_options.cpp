@@ -13,6 +13,10 @@ void add_speech_options(CLI::App& app, SpeechOptions& o) {
   app.add_option("--voice", o.voice, "Voice name, .bin file, or blend like af_heart:0.6,af_bella:0.4")->capture_default_str();
   app.add_option("--speed", o.speed, "Speaking rate (0.5..2)")->check(CLI::Range(0.25f, 4.0f))->capture_default_str();
   app.add_option("--lang", o.lang, "Language: en-us, en-gb, es, fr-fr, hi, it, pt-br")->capture_default_str();
+  app.add_option("--mode", o.mode,
+                 "Synthesis mode: exact (whole segments, identical to the reference) or stream (first audio after "
+                 "one chunk; approximate instance-norm statistics, see docs/streaming.md)")
+      ->check(CLI::IsMember({"exact", "stream"}))->capture_default_str();
   app.add_flag("--phonemes-in", o.phonemes_in, "The input is a phoneme string (Kokoro's symbols), not text");
   app.add_option("--model", o.model, "Model file (default: $KOKORO_MODEL or models/kokoro-v1_0.kokoro)");
   app.add_option("--assets", o.assets, "Assets directory (default: $KOKORO_ASSETS or ../shared/assets)");
@@ -51,6 +55,7 @@ SpeakerOptions speaker_options(const SpeechOptions& o) {
   so.speed = o.speed;
   so.phoneme_input = o.phonemes_in;
   so.seed = o.seed;
+  so.mode = parse_synthesis_mode(o.mode);
   return so;
 }
 

@@ -27,9 +27,10 @@ struct SpeechOptions {
   std::size_t first_words = 6;  // a short first segment so that speech starts early
   bool phonemes_in = false;
   std::string resample = "medium";
+  std::string mode = "exact";  // exact | stream (engine/stream_options.h)
 };
 
-// Adds --voice --speed --lang --model --assets --threads --seed --first-words --phonemes-in --resample.
+// Adds --voice --speed --lang --mode --model --assets --threads --seed --first-words --phonemes-in --resample.
 void add_speech_options(CLI::App& app, SpeechOptions& options);
 
 // The loaded pieces. load_* throw kokoro::Error naming the file, voice or language that is wrong.
@@ -46,7 +47,7 @@ SpeechEngine load_speech_engine(const SpeechOptions& options);
 // spdlog at warn (debug with -v), lines prefixed "<app>: <level>: " like the apps' own messages.
 void setup_logging(const char* app_name, bool verbose);
 
-// Speaker settings that follow from the options (speed, phoneme input, seed).
+// Speaker settings that follow from the options (speed, phoneme input, seed, synthesis mode).
 SpeakerOptions speaker_options(const SpeechOptions& options);
 
 }  // namespace kokoro::app

@@ -34,7 +34,7 @@ void on_sigint(int) { g_interrupts.fetch_add(1); }
 struct Options {
   kokoro::app::SpeechOptions speech;  // voice, speed, lang, model, assets, threads, seed, resampling (apps/common)
   std::vector<std::string> words;
-  std::string output = "auto", out_file, device, mode = "exact";
+  std::string output = "auto", out_file, device;
   std::string jack_name = "kokoro";
   bool phonemes = false, list_voices = false, list_devices = false, interrupt = false;
   bool quiet = false, verbose = false, reference_noise = false;
@@ -130,10 +130,6 @@ int main(int argc, char** argv) {
   Options o;
   app.add_option("text", o.words, "Text to speak (default: read lines from standard input)");
   kokoro::app::add_speech_options(app, o.speech);
-  app.add_option("--mode", o.mode,
-                 "Synthesis mode: exact (whole segments, identical to the reference) or stream (first audio after "
-                 "one chunk; approximate instance-norm statistics, see docs/streaming.md)")
-      ->check(CLI::IsMember({"exact", "stream"}))->capture_default_str();
   app.add_option("-o,--out", o.out_file, "Write a WAV file instead of playing");
   app.add_option("--output", o.output, "Where audio goes: auto, jack, portaudio, wav, null")
       ->check(CLI::IsMember({"auto", "jack", "portaudio", "wav", "null"}))->capture_default_str();
@@ -184,7 +180,6 @@ int main(int argc, char** argv) {
 
     kokoro::SpeakerOptions so = kokoro::app::speaker_options(o.speech);
     so.reference_noise = o.reference_noise;
-    so.mode = kokoro::parse_synthesis_mode(o.mode);
     kokoro::Speaker speaker(engine.synthesizer, frontend, std::move(engine.voice), *sink, so);
     std::atomic<bool> failed{false};
     speaker.on_report([&](const kokoro::UtteranceReport& r) {
