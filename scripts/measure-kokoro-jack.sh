@@ -5,6 +5,7 @@
 #
 #   scripts/measure-kokoro-jack.sh [BUILD_DIR] [CORPUS] [RATE] [PERIOD]
 #     BUILD_DIR  default: build           CORPUS  default: bench/corpus/medium.txt (one utterance a line)
+#   KOKORO_JACK_ARGS="--mode stream" scripts/measure-kokoro-jack.sh     extra kokoro-jack options
 #
 # Each line goes through kokoro-jack's named pipe once the previous one has been spoken and played, so
 # every utterance starts from an idle engine (TTFA without queueing). The server runs under its own name
@@ -37,7 +38,8 @@ JACKD_PID=$!
 for _ in $(seq 100); do jack_lsp -s "$SERVER" >/dev/null 2>&1 && break; sleep 0.1; done
 jack_lsp -s "$SERVER" >/dev/null 2>&1 || { echo "measure-kokoro-jack: jackd did not start:" >&2; cat "$WORK/jackd.log" >&2; exit 1; }
 
-"$BIN" --server "$SERVER" --fifo "$WORK/fifo" </dev/null >"$WORK/status.txt" 2>"$WORK/stderr.txt" &
+# shellcheck disable=SC2086  # KOKORO_JACK_ARGS is a list of options
+"$BIN" --server "$SERVER" --fifo "$WORK/fifo" ${KOKORO_JACK_ARGS:-} </dev/null >"$WORK/status.txt" 2>"$WORK/stderr.txt" &
 APP_PID=$!
 for _ in $(seq 300); do grep -q "kokoro-jack: ready" "$WORK/stderr.txt" && break; sleep 0.1; done
 grep -q "kokoro-jack: ready" "$WORK/stderr.txt" || { echo "measure-kokoro-jack: kokoro-jack did not start:" >&2; cat "$WORK/stderr.txt" >&2; exit 1; }
@@ -58,6 +60,7 @@ kill -TERM "$APP_PID"
 wait "$APP_PID" || true
 APP_PID=""
 cat "$WORK/status.txt"
+grep -iE "xrun|not finished|late" "$WORK/jackd.log" | sort | uniq -c | head -5 || true
 grep -E "utterances?;|underrun|xrun|error" "$WORK/stderr.txt" || true
 sed -n 's/.*first audio after \([0-9]*\) ms.*/\1/p' "$WORK/status.txt" | sort -n >"$WORK/ttfa.txt"
 if [ -s "$WORK/ttfa.txt" ]; then
