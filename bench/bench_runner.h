@@ -3,8 +3,8 @@
 //
 //   exact   ExactRunner: frontend -> Synthesizer::synthesize per segment (engine/synthesizer.h). The first
 //           segment is kept short (first_words) as kokoro-say does, so TTFA is frontend + first segment.
-//   stream  the streaming engine (engine/stream*) once it lands: implement a StreamRunner here that reports
-//           the moment its first chunk is handed out, and register it in make_runner().
+//   stream  StreamRunner: engine/stream_engine.h in stream mode onto a null sink (audio taken as fast as it
+//           comes); TTFA is the engine's first_audio_ms. Per-stage times are not split in this mode.
 #pragma once
 #include <memory>
 #include <string>
