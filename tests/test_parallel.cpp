@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -32,14 +33,28 @@ TEST(Parallel, EveryTaskRunsExactlyOnce) {
 
 TEST(Parallel, UsesSeveralThreadsWhenAllowed) {
   ThreadsGuard g(2);
+  // Each of the two tasks waits until the other has started: that only ends if they run on two threads at
+  // once. The deadline (10 s, far above any scheduling delay) turns a serialising pool into a failure.
+  std::atomic<int> started{0};
+  std::atomic<bool> met{true};
   std::mutex m;
   std::set<std::thread::id> ids;
-  // Tasks long enough that the worker wakes before the caller has claimed them all.
-  parallel_for(64, [&](int64_t) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    std::lock_guard<std::mutex> lock(m);
-    ids.insert(std::this_thread::get_id());
+  parallel_for(2, [&](int64_t) {
+    {
+      std::lock_guard<std::mutex> lock(m);
+      ids.insert(std::this_thread::get_id());
+    }
+    started.fetch_add(1);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (started.load() < 2)
+      if (std::chrono::steady_clock::now() > deadline) {
+        met = false;
+        return;
+      } else {
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+      }
   });
+  EXPECT_TRUE(met.load()) << "the two tasks never ran at the same time";
   EXPECT_EQ(ids.size(), 2u);
 }
 
