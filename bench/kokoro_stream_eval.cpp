@@ -27,7 +27,9 @@
 #include "bench/stream_metrics.h"
 #include "core/assets.h"
 #include "core/error.h"
+#include "engine/stream_engine.h"
 #include "engine/synthesizer.h"
+#include "realtime/null_sink.h"
 #include "frontend/frontend.h"
 #include "frontend/utf8.h"
 #include "frontend/vocab.h"
@@ -176,13 +178,32 @@ Policy make_policy(const std::string& spec, std::shared_ptr<const NormPriors> pr
   return p;
 }
 
+constexpr int64_t kSourceLeadFrames = 2;  // as the engine (StreamOptions::source_lead_frames)
+
 struct RunResult {
   std::vector<float> audio;
   std::vector<int64_t> borders;  // sample positions where one push's output meets the next one's
   double first_audio_ms = 0, total_ms = 0;
 };
 
-RunResult run_stream(const Decoder& dec, StreamDecoder& sd, const Case& c, const Policy& policy, int64_t chunk) {
+// Chunk sizes: "N" fixed N frames, or "A-B" growing: A frames first, doubling up to B (the engine's schedule).
+struct Schedule {
+  int64_t first = 1, max = 1;
+  std::string name;
+  int64_t next(int64_t current) const { return std::min(2 * current, max); }
+};
+
+Schedule parse_schedule(const std::string& s) {
+  Schedule r;
+  r.name = s;
+  const auto dash = s.find('-');
+  r.first = std::stoll(s.substr(0, dash));
+  r.max = dash == std::string::npos ? r.first : std::stoll(s.substr(dash + 1));
+  if (r.first < 1 || r.max < r.first) throw Error("bad chunk schedule " + s);
+  return r;
+}
+
+RunResult run_stream(const Decoder& dec, StreamDecoder& sd, const Case& c, const Policy& policy, const Schedule& sched) {
   RunResult r;
   std::unique_ptr<NormPolicy> norm = policy.make(c);
   SeededNoise noise(0);
@@ -200,15 +221,18 @@ RunResult run_stream(const Decoder& dec, StreamDecoder& sd, const Case& c, const
   if (policy.hybrid) {
     dec.features(c.feats.asr, c.feats.f0, c.feats.n, c.style.data(), x);
     sd.begin(c.style.data(), noise, *norm, F, StreamDecoder::Input::decoder_features);
-    for (int64_t f = 0; f < F; f += chunk) {
+    int64_t f0_sent = 0;
+    for (int64_t f = 0, chunk = sched.first; f < F; f += chunk, chunk = sched.next(chunk)) {
       const int64_t m = std::min(chunk, F - f);
       copy_columns(x, 2 * f, 2 * m, in);
-      sd.push_features(in, c.feats.f0.data() + 2 * f, f + m == F, audio);
+      const int64_t f0_to = std::min<int64_t>(2 * (f + m + kSourceLeadFrames), 2 * F);
+      sd.push_features(in, c.feats.f0.data() + f0_sent, f0_to - f0_sent, f + m == F, audio);
+      f0_sent = f0_to;
       take(audio);
     }
   } else {
     sd.begin(c.style.data(), noise, *norm, F);
-    for (int64_t f = 0; f < F; f += chunk) {
+    for (int64_t f = 0, chunk = sched.first; f < F; f += chunk, chunk = sched.next(chunk)) {
       const int64_t m = std::min(chunk, F - f);
       copy_columns(c.feats.asr, f, m, in);
       sd.push(in, c.feats.f0.data() + 2 * f, c.feats.n.data() + 2 * f, f + m == F, audio);
@@ -224,12 +248,51 @@ void write_raw(const std::string& path, const std::vector<float>& a) {
   out.write(reinterpret_cast<const char*>(a.data()), static_cast<std::streamsize>(a.size() * sizeof(float)));
 }
 
-std::vector<int64_t> parse_ints(const std::string& s) {
-  std::vector<int64_t> v;
-  std::stringstream ss(s);
-  for (std::string t; std::getline(ss, t, ',');) v.push_back(std::stoll(t));
-  return v;
-}
+// A sink that plays nothing but checks the timing a device would see: each utterance starts playing when
+// its first samples arrive; a write that arrives after the moment its first sample is due would have made
+// the device run dry (an underrun). Lateness per utterance = how much prebuffering would have avoided it.
+class TimingSink final : public AudioSink {
+ public:
+  using AudioSink::write;
+  std::size_t write(const float*, std::size_t n) override {
+    const auto now = Clock::now();
+    if (!started_) {
+      started_ = true;
+      t0_ = now;
+      samples_ = 0;
+    }
+    const double due_ms = samples_ * 1000.0 / kSampleRate;
+    const double at_ms = std::chrono::duration<double, std::milli>(now - t0_).count();
+    late_ms_ = std::max(late_ms_, at_ms - due_ms);
+    if (std::getenv("KOKORO_EVAL_TRACE")) std::fprintf(stderr, "write %zu samples at %.1f ms, due %.1f ms\n", n, at_ms, due_ms);
+    samples_ += n;
+    return n;
+  }
+  void end_utterance() override {
+    std::lock_guard<std::mutex> lock(m_);
+    lateness_.push_back(std::max(0.0, late_ms_));
+    started_ = false;
+    late_ms_ = 0;
+  }
+  void flush() override {}
+  void drain(double) override {}
+  void interrupt() override {}
+  SinkStats stats() const override { return {}; }
+  std::string describe() const override { return "timing sink"; }
+  int input_rate() const override { return kSampleRate; }
+  std::vector<double> lateness() const {
+    std::lock_guard<std::mutex> lock(m_);
+    return lateness_;
+  }
+
+ private:
+  bool started_ = false;
+  Clock::time_point t0_;
+  uint64_t samples_ = 0;
+  double late_ms_ = 0;
+  mutable std::mutex m_;
+  std::vector<double> lateness_;
+};
 
 std::vector<std::string> parse_strings(const std::string& s) {
   std::vector<std::string> v;
@@ -249,6 +312,7 @@ int main(int argc, char** argv) {
   std::string wav_dir;
   int limit = 0, threads = 1;
   bool recalibrate = false, diagnose = false;
+  std::string pipeline;
   app.add_option("--model", model, "Model file (default: $KOKORO_MODEL or models/kokoro-v1_0.kokoro)");
   app.add_option("--assets", assets, "Assets directory");
   app.add_option("--voice", voice_name, "Voice")->capture_default_str();
@@ -256,6 +320,9 @@ int main(int argc, char** argv) {
   app.add_option("--calibration", calibration, "Sentences for the per-voice priors (not the measured ones)")
       ->capture_default_str();
   app.add_option("--priors", priors_path, "Priors cache (default: models/norm-priors-<voice>.kokoro)");
+  app.add_option("--pipeline", pipeline,
+                 "Instead of the table: time to first audio and RTF of the whole engine (StreamEngine, null sink) "
+                 "per sentence, for modes like exact:6,stream:6 (mode:first-segment words)");
   app.add_flag("--diagnose", diagnose, "Print how far each segment's statistics are from the priors, per layer");
   app.add_flag("--recalibrate", recalibrate, "Recompute the priors even if the cache exists");
   app.add_option("--chunks", chunks, "Chunk sizes in frames (25 ms each), comma-separated")->capture_default_str();
@@ -293,13 +360,58 @@ int main(int argc, char** argv) {
 
     std::vector<std::string> lines = read_lines(corpus);
     if (limit > 0 && static_cast<size_t>(limit) < lines.size()) lines.resize(limit);
+
+    if (!pipeline.empty()) {
+      // The engine as kokoro-say runs it: say() each sentence, wait until it has been handed to the sink.
+      std::printf("| mode | first-segment words | chunks | policy | TTFA p50 / p95 / max ms | RTF | utterances that would "
+                  "underrun | prebuffer needed p50 / p95 / max ms |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+      for (const std::string& spec : parse_strings(pipeline)) {
+        const auto colon = spec.find(':');
+        const SynthesisMode mode = parse_synthesis_mode(spec.substr(0, colon));
+        FrontendOptions pfo = fo;
+        pfo.first_segment_max_words = colon == std::string::npos ? 0 : std::stoul(spec.substr(colon + 1));
+        auto pfe = std::make_shared<const Frontend>(pfo);
+        TimingSink sink;
+        StreamOptions so;
+        const std::vector<std::string> sched = parse_strings(chunks);
+        const Schedule s = parse_schedule(sched.front());
+        so.first_chunk_frames = static_cast<int>(s.first);
+        so.max_chunk_frames = static_cast<int>(s.max);
+        so.policy = parse_strings(policies).front();
+        so.priors = priors;
+        StreamEngine eng(synth, pfe, voice, sink, EngineVoice{}, mode, so);
+        std::vector<double> ttfa;
+        double synth_s = 0, audio_s2 = 0;
+        std::mutex m;
+        eng.on_report([&](const UtteranceReport& r) {
+          std::lock_guard<std::mutex> lock(m);
+          if (!r.error.empty()) std::fprintf(stderr, "error: %s\n", r.error.c_str());
+          ttfa.push_back(r.first_audio_ms);
+          synth_s += r.synth_seconds;
+          audio_s2 += r.audio_seconds;
+        });
+        for (const std::string& line : lines) {
+          eng.say(line);
+          if (!eng.wait_idle(600)) throw Error("pipeline run timed out");
+        }
+        const std::vector<double> late = sink.lateness();
+        const size_t n_late = std::count_if(late.begin(), late.end(), [](double l) { return l > 0; });
+        std::printf("| %s | %zu | %s | %s | %.1f / %.1f / %.1f | %.3f | %zu of %zu | %.1f / %.1f / %.1f |\n", to_string(mode),
+                    pfo.first_segment_max_words, mode == SynthesisMode::stream ? s.name.c_str() : "whole segments",
+                    mode == SynthesisMode::stream ? so.policy.c_str() : "exact", percentile(ttfa, 50),
+                    percentile(ttfa, 95), percentile(ttfa, 100), synth_s / audio_s2, n_late, late.size(),
+                    percentile(late, 50), percentile(late, 95), percentile(late, 100));
+        std::fflush(stdout);
+      }
+      return 0;
+    }
     const std::vector<Case> cases = prepare(lines, fe, vocab, voice, *synth, true);
     double audio_s = 0, exact_ms = 0;
     std::vector<double> exact_first, acoustic;
     for (const Case& c : cases) {
       audio_s += c.exact.size() / double(kSampleRate);
       exact_ms += c.exact_ms;
-      exact_first.push_back(c.exact_ms);
+      exact_first.push_back(c.acoustic_ms + c.exact_ms);
       acoustic.push_back(c.acoustic_ms);
     }
     std::printf("corpus: %zu segments, %.1f s of audio (%.2f .. %.2f s); exact vocoder RTF %.3f; acoustic model "
@@ -308,6 +420,41 @@ int main(int argc, char** argv) {
                 cases.empty() ? 0 : cases.back().exact.size() / 24000.0, exact_ms / 1e3 / audio_s,
                 percentile(acoustic, 50), percentile(acoustic, 95));
 
+    if (diagnose && !cases.empty()) {
+      // Look-ahead of the live graph: push one frame at a time; after k frames, 600 k - emitted samples.
+      const Case& c = *std::max_element(cases.begin(), cases.end(), [](const Case& a, const Case& b) { return a.frames() < b.frames(); });
+      auto lag = [&](int mode) {  // 0: aligned frames, 1: features, 2: features with the F0 curve ahead
+        StreamDecoder sd(synth->decoder());
+        ChunkStats norm;
+        SeededNoise noise(0);
+        const int64_t F = c.frames(), k = std::min<int64_t>(F - 1, 40);
+        Tensor in, audio, x;
+        int64_t emitted = 0, f0_sent = 0;
+        if (mode == 0) {
+          sd.begin(c.style.data(), noise, norm, F);
+        } else {
+          synth->decoder().features(c.feats.asr, c.feats.f0, c.feats.n, c.style.data(), x);
+          sd.begin(c.style.data(), noise, norm, F, StreamDecoder::Input::decoder_features);
+        }
+        for (int64_t f = 0; f < k; ++f) {
+          if (mode == 0) {
+            copy_columns(c.feats.asr, f, 1, in);
+            sd.push(in, c.feats.f0.data() + 2 * f, c.feats.n.data() + 2 * f, false, audio);
+          } else {
+            copy_columns(x, 2 * f, 2, in);
+            const int64_t to = std::min<int64_t>(2 * (f + 1 + (mode == 2 ? kSourceLeadFrames : 0)), 2 * F);
+            sd.push_features(in, c.feats.f0.data() + f0_sent, to - f0_sent, false, audio);
+            f0_sent = to;
+          }
+          emitted += audio.numel();
+        }
+        return 600 * k - emitted;
+      };
+      std::printf("look-ahead (samples): aligned frames %lld; decoder features %lld; features with the F0 curve %lld "
+                  "frames ahead %lld\n",
+                  static_cast<long long>(lag(0)), static_cast<long long>(lag(1)),
+                  static_cast<long long>(kSourceLeadFrames), static_cast<long long>(lag(2)));
+    }
     if (diagnose) {
       // Per layer: mean over channels of |mean - prior mean| / prior std, and of |ln(var / prior var)|.
       std::map<std::string, std::vector<std::pair<double, double>>> rows;
@@ -344,17 +491,19 @@ int main(int argc, char** argv) {
       for (int i = 0; i < 50; ++i) p.push_back(pos(rng));
       for (double s : energy_steps_db(c.exact, p)) random_steps.push_back(s);
     }
-    std::printf("exact mode: vocoder time to first audio (whole segment) p50 %.1f ms, p95 %.1f ms; energy step at "
+    std::printf("exact mode: first audio (acoustic model + whole-segment vocoder) p50 %.1f ms, p95 %.1f ms; energy step at "
                 "random positions p50 %.2f dB, p95 %.2f dB, mean %.2f dB\n\n",
                 percentile(exact_first, 50), percentile(exact_first, 95), percentile(random_steps, 50),
                 percentile(random_steps, 95), mean(random_steps));
 
-    std::printf("| policy | chunk (frames / ms) | LSD dB | MCD dB | border step p50 / p95 dB | exact at same positions p50 / p95 dB | vocoder first audio p50 / p95 ms | RTF |\n");
+    std::printf("| policy | chunk frames | LSD dB | MCD dB | border step p50 / p95 dB | exact, same positions p50 / p95 dB | "
+                "first audio p50 / p95 ms | RTF |\n");
     std::printf("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
     StreamDecoder sd(synth->decoder());
     for (const std::string& spec : parse_strings(policies)) {
       const Policy policy = make_policy(spec, priors, synth->decoder());
-      for (int64_t chunk : parse_ints(chunks)) {
+      for (const std::string& chunk_spec : parse_strings(chunks)) {
+        const Schedule chunk = parse_schedule(chunk_spec);
         std::vector<double> lsd, mcd, steps, exact_steps, first_ms;
         double total_ms = 0;
         for (size_t i = 0; i < cases.size(); ++i) {
@@ -365,19 +514,19 @@ int main(int argc, char** argv) {
           mcd.push_back(mel_cepstral_distortion_db(r.audio, c.exact));
           for (double s : energy_steps_db(r.audio, r.borders)) steps.push_back(s);
           for (double s : energy_steps_db(c.exact, r.borders)) exact_steps.push_back(s);
-          first_ms.push_back(r.first_audio_ms);
+          first_ms.push_back(c.acoustic_ms + r.first_audio_ms);  // the segment's acoustic model, then the vocoder
           total_ms += r.total_ms;
           if (!wav_dir.empty()) {
             const std::string stem = wav_dir + "/" + std::to_string(i) + "_";
             write_raw(stem + "exact.f32", c.exact);
-            std::string tag = policy.name + "_" + std::to_string(chunk);
+            std::string tag = policy.name + "_" + chunk.name;
             for (char& ch : tag)
               if (ch == ':') ch = '-';
             write_raw(stem + tag + ".f32", r.audio);
           }
         }
-        std::printf("| %s | %lld / %lld | %.3f | %.3f | %.2f / %.2f | %.2f / %.2f | %.1f / %.1f | %.3f |\n",
-                    policy.name.c_str(), static_cast<long long>(chunk), static_cast<long long>(chunk * 25), mean(lsd),
+        std::printf("| %s | %s | %.3f | %.3f | %.2f / %.2f | %.2f / %.2f | %.1f / %.1f | %.3f |\n",
+                    policy.name.c_str(), chunk.name.c_str(), mean(lsd),
                     mean(mcd), percentile(steps, 50), percentile(steps, 95), percentile(exact_steps, 50),
                     percentile(exact_steps, 95), percentile(first_ms, 50), percentile(first_ms, 95),
                     total_ms / 1e3 / audio_s);

@@ -95,8 +95,11 @@ StreamEngine::StreamEngine(std::shared_ptr<const Synthesizer> synth, std::shared
 }
 
 StreamEngine::~StreamEngine() {
-  stop();
+  // Quit first, so that the threads leave without flushing the sink or reporting: whoever owns the sink
+  // may still drain() what was handed over.
   quit_.store(true);
+  generation_.fetch_add(1);
+  sink_.interrupt();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     text_cv_.notify_all();
@@ -460,14 +463,16 @@ void StreamEngine::synthesize_segment(uint64_t generation, uint64_t utterance) {
     StreamDecoder* sd = stream_decoder_.get();
     sd->begin(seg_.style.data(), noise, *policy, F, StreamDecoder::Input::decoder_features);
     double compute_s = ms_since(t0) / 1e3;
-    int64_t chunk = options_.first_chunk_frames;
+    int64_t chunk = options_.first_chunk_frames, f0_sent = 0;
     for (int64_t f = 0; f < F;) {
       if (stale(generation) || quit_.load()) return;
       if (options_.before_chunk) options_.before_chunk();
       const int64_t m = std::min(chunk, F - f);
       t0 = Clock::now();
       copy_columns(x, 2 * f, 2 * m, cols);
-      sd->push_features(cols, f0.data() + 2 * f, f + m == F, audio);
+      const int64_t f0_to = std::min<int64_t>(2 * (f + m + options_.source_lead_frames), 2 * F);
+      sd->push_features(cols, f0.data() + f0_sent, f0_to - f0_sent, f + m == F, audio);
+      f0_sent = f0_to;
       compute_s += ms_since(t0) / 1e3;
       chunks_.fetch_add(1);
       f += m;

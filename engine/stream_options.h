@@ -23,6 +23,7 @@ struct StreamOptions {
   // first chunks for latency, large later ones for throughput: the kernels are faster on long inputs).
   int first_chunk_frames = 4;
   int max_chunk_frames = 32;
+  int source_lead_frames = 2;  // the F0 curve goes to the harmonic source this far ahead (see StreamDecoder)
   std::string policy = "cumulative";            // generator statistics (vocoder/stream_norm.h)
   std::shared_ptr<const NormPriors> priors;     // for the policies that use priors
 

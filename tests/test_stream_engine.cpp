@@ -30,11 +30,19 @@ using namespace kokoro;
 
 namespace {
 
+// Sanitizer builds run the model 10-20x slower (and share the machine): give them more time before a hang
+// is declared.
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+constexpr double kTimeScale = 15;
+#else
+constexpr double kTimeScale = 1;
+#endif
+
 // Aborts the process if not disarmed in time: a hang must fail loudly, not look like a slow pass.
 class Watchdog {
  public:
-  explicit Watchdog(double seconds)
-      : thread_([this, seconds] {
+  explicit Watchdog(double base_seconds)
+      : thread_([this, seconds = base_seconds * kTimeScale] {
           std::unique_lock<std::mutex> lock(m_);
           if (!cv_.wait_for(lock, std::chrono::duration<double>(seconds), [&] { return done_; })) {
             std::fprintf(stderr, "watchdog: test hung for %.0f s\n", seconds);
@@ -203,7 +211,7 @@ const Engine& engine() {
   return e;
 }
 
-const char* kText = "The lamp flickered twice. Then the whole street went dark, and somebody laughed.";
+const char* kText = "The lamp flickered twice. Then it went dark.";
 
 std::vector<float> offline_audio(const Engine& e, const std::string& text, uint64_t seed, size_t* segments = nullptr) {
   const Vocab vocab = Vocab::from_config(e.synth->model().config(), e.synth->model().path());
@@ -239,7 +247,7 @@ TEST(StreamEngine, ExactModeEqualsTheSynthesizerAndEventsLineUp) {
     eng.on_event([&](const StreamEvent& ev) { events.push_back(ev); });
     eng.on_report([&](const UtteranceReport& r) { reports.push_back(r); });
     eng.say(kText);
-    ASSERT_TRUE(eng.wait_idle(100));
+    ASSERT_TRUE(eng.wait_idle(100 * kTimeScale));
   }
   const std::vector<float> got = sink.audio();
   ASSERT_EQ(got.size(), want.size());
@@ -276,7 +284,7 @@ TEST(StreamEngine, ExactModeEqualsTheSynthesizerAndEventsLineUp) {
     }
   }
   EXPECT_EQ(seg_starts, segments);
-  EXPECT_EQ(words, 13u);  // every word of kText
+  EXPECT_EQ(words, 8u);  // every word of kText
   EXPECT_NEAR(last_segment_end, want.size() / 24000.0, 1e-9);
 }
 
@@ -293,7 +301,7 @@ TEST(StreamEngine, StreamModeDeliversEverySampleInChunks) {
   std::vector<UtteranceReport> reports;
   eng.on_report([&](const UtteranceReport& r) { reports.push_back(r); });
   eng.say(kText);
-  ASSERT_TRUE(eng.wait_idle(100));
+  ASSERT_TRUE(eng.wait_idle(100 * kTimeScale));
   EXPECT_EQ(sink.audio().size(), exact.size());
   EXPECT_GT(eng.stats().chunks, 4u);
   ASSERT_EQ(reports.size(), 1u);
@@ -338,7 +346,7 @@ TEST(StreamEngine, BargeInSilencesTheDeviceWhileTheVocoderIsStillComputing) {
   for (int i = 0; i < 20; ++i) ASSERT_FALSE(any_sound(sink.render(kPeriod))) << "period " << i << " after the flush";
 
   gate.release();
-  ASSERT_TRUE(eng.wait_idle(60));
+  ASSERT_TRUE(eng.wait_idle(60 * kTimeScale));
   {
     std::lock_guard<std::mutex> lock(rm);
     ASSERT_EQ(reports.size(), 1u);

@@ -150,8 +150,8 @@ INSTANTIATE_TEST_SUITE_P(ChunkFrames, StreamEquivalence, ::testing::Values(1, 2,
 
 namespace {
 
-// The generator alone, fed with Decoder::features of the whole segment (the streaming engine's default
-// input): also equal to the offline audio.
+// The generator alone, fed with Decoder::features of the whole segment (the streaming engine's input), with
+// the F0 curve 2 frames ahead of the feature columns as the engine feeds it: also equal to the offline audio.
 TEST(StreamGeneratorOnly, ChunkedFeaturesEqualOffline) {
   const Fixture& fx = fixture();
   ASSERT_TRUE(fx.decoder) << fx.error;
@@ -164,10 +164,13 @@ TEST(StreamGeneratorOnly, ChunkedFeaturesEqualOffline) {
     const int64_t F = u.feats.frames();
     sd.begin(u.style.data(), noise, policy, F, StreamDecoder::Input::decoder_features);
     std::vector<float> out;
+    int64_t f0_sent = 0;
     for (int64_t f = 0; f < F; f += 3) {
       const int64_t m = std::min<int64_t>(3, F - f);
       copy_columns(x, 2 * f, 2 * m, cols);
-      sd.push_features(cols, u.feats.f0.data() + 2 * f, f + m == F, audio);
+      const int64_t f0_to = std::min<int64_t>(2 * (f + m + 2), 2 * F);
+      sd.push_features(cols, u.feats.f0.data() + f0_sent, f0_to - f0_sent, f + m == F, audio);
+      f0_sent = f0_to;
       out.insert(out.end(), audio.data(), audio.data() + audio.numel());
     }
     ASSERT_EQ(static_cast<int64_t>(out.size()), u.audio.numel());
@@ -190,7 +193,7 @@ TEST(StreamDecoderErrors, MisuseIsAClearError) {
   ChunkStats chunk;
   sd.begin(u.style.data(), noise, chunk, 1);
   EXPECT_THROW(sd.push(Tensor({511, 1}), u.feats.f0.data(), u.feats.n.data(), false, audio), Error);  // shape
-  EXPECT_THROW(sd.push_features(Tensor({512, 2}), u.feats.f0.data(), false, audio), Error);  // wrong input kind
+  EXPECT_THROW(sd.push_features(Tensor({512, 2}), u.feats.f0.data(), 2, false, audio), Error);  // wrong input kind
   EXPECT_THROW(sd.push(Tensor({512, 0}), nullptr, nullptr, true, audio), Error);  // empty segment
 }
 

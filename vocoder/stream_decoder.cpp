@@ -46,7 +46,7 @@ void StreamDecoder::begin(const float* style, NoiseSource& noise, NormPolicy& po
     dec_f0_[i].clear(1);
     dec_n_[i].clear(1);
   }
-  frames_pushed_ = samples_emitted_ = 0;
+  frames_pushed_ = samples_emitted_ = f0_pushed_ = 0;
   active_ = true;
 }
 
@@ -111,15 +111,19 @@ void StreamDecoder::push(const Tensor& asr, const float* f0, const float* n, boo
   finish_push(f0, 2 * m, x_, last, audio);
 }
 
-void StreamDecoder::push_features(const Tensor& x, const float* f0, bool last, Tensor& audio) {
+void StreamDecoder::push_features(const Tensor& x, const float* f0, int64_t n_f0, bool last, Tensor& audio) {
   if (!active_) throw Error("stream decoder: push outside a segment (call begin first)");
   if (input_ != Input::decoder_features) throw Error("stream decoder: begun for aligned frames, not features");
   const int64_t cols = x.rank() == 2 ? x.dim(1) : -1;
-  if (cols < 0 || cols % 2 || (cols > 0 && !f0))
-    throw Error("stream decoder: features must be [C, 2m] with 2m F0 values, got " + shape_to_string(x.shape()));
+  if (cols < 0 || cols % 2 || n_f0 < 0 || (n_f0 > 0 && !f0))
+    throw Error("stream decoder: features must be [C, 2m] (got " + shape_to_string(x.shape()) + ") with F0 values");
   if (last && frames_pushed_ + cols / 2 < 1) throw Error("stream decoder: empty segment");
+  if (last && f0_pushed_ + n_f0 != 2 * (frames_pushed_ + cols / 2))
+    throw Error("stream decoder: " + std::to_string(f0_pushed_ + n_f0) + " F0 values for " +
+                std::to_string(2 * (frames_pushed_ + cols / 2)) + " feature columns");
   frames_pushed_ += cols / 2;
-  finish_push(f0, cols, x, last, audio);
+  f0_pushed_ += n_f0;
+  finish_push(f0, n_f0, x, last, audio);
 }
 
 void StreamDecoder::finish_push(const float* f0, int64_t n_f0, const Tensor& x, bool last, Tensor& audio) {

@@ -39,8 +39,11 @@ class StreamDecoder {
   // The next m asr frames (m may be 0 with last) with their 2m F0 and energy values; writes the newly final
   // samples to `audio` (resized). last: the segment ends here; flushes everything.
   void push(const Tensor& asr, const float* f0, const float* n, bool last, Tensor& audio);
-  // Input::decoder_features: the next 2m columns of Decoder::features and their 2m F0 values.
-  void push_features(const Tensor& x, const float* f0, bool last, Tensor& audio);
+  // Input::decoder_features: the next 2m columns of Decoder::features, and the next n_f0 values of the F0
+  // curve (one per column). The F0 curve may run ahead of the columns: the harmonic source path (SineGen,
+  // STFT, noise convs, noise_res) then works ahead and leaves the critical path, which cuts the generator's
+  // look-ahead from ~3425 to ~2285 samples (docs/streaming.md). At the end both totals must be equal.
+  void push_features(const Tensor& x, const float* f0, int64_t n_f0, bool last, Tensor& audio);
 
   int64_t frames_pushed() const { return frames_pushed_; }
   int64_t samples_emitted() const { return samples_emitted_; }
@@ -59,7 +62,7 @@ class StreamDecoder {
   ColumnQueue enc_asr_, enc_f0_, enc_n_;
   std::vector<ColumnQueue> dec_x_, dec_res_, dec_f0_, dec_n_;
   size_t generator_first_layer_ = 0;  // layers_[i] for i >= this belong to the generator
-  int64_t frames_pushed_ = 0, samples_emitted_ = 0;
+  int64_t frames_pushed_ = 0, samples_emitted_ = 0, f0_pushed_ = 0;
   bool active_ = false;
   Input input_ = Input::aligned_frames;
   Tensor f0_row_, n_row_, F0_, N_, asr_res_, a_, b_, c_, d_, in_, x_, next_;
