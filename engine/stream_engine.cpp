@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "core/error.h"
 #include "engine/word_timing.h"
@@ -53,6 +54,26 @@ SynthesisMode parse_synthesis_mode(const std::string& name) {
 }
 
 const char* to_string(SynthesisMode mode) { return mode == SynthesisMode::exact ? "exact" : "stream"; }
+
+std::string norm_priors_path(const std::string& voice_name) {
+  return std::string(KOKORO_DEFAULT_MODEL_DIR) + "/norm-priors-" + voice_name + ".kokoro";
+}
+
+StreamOptions recommended_stream_options(const std::string& voice_name, std::string* note) {
+  StreamOptions o;
+  const std::string path = norm_priors_path(voice_name);
+  if (std::filesystem::exists(path)) {
+    o.priors = std::make_shared<const NormPriors>(NormPriors::load(path));
+    o.policy = "prior";
+    if (note) *note = "stream statistics: priors " + path;
+  } else {
+    o.policy = "cumulative";
+    if (note)
+      *note = "stream statistics: cumulative (no priors for voice " + voice_name +
+              "; kokoro-stream-eval --voice " + voice_name + " calibrates them)";
+  }
+  return o;
+}
 
 const char* to_string(StreamEvent::Kind kind) {
   switch (kind) {

@@ -20,11 +20,16 @@ const char* to_string(SynthesisMode mode);
 
 struct StreamOptions {
   // stream mode: chunk sizes in frames (25 ms): the first chunk, then doubling up to the maximum (small
-  // first chunks for latency, large later ones for throughput: the kernels are faster on long inputs).
-  int first_chunk_frames = 4;
-  int max_chunk_frames = 32;
+  // first chunks for latency, large later ones for throughput: the kernels are faster on long inputs). The
+  // first chunk must outlast the generator's 95 ms look-ahead plus the time to compute the second one, or
+  // the device runs dry right after the first audio: 12 is the smallest that measured underrun-free here
+  // (docs/streaming.md).
+  int first_chunk_frames = 12;
+  int max_chunk_frames = 48;
   int source_lead_frames = 2;  // the F0 curve goes to the harmonic source this far ahead (see StreamDecoder)
-  std::string policy = "cumulative";            // generator statistics (vocoder/stream_norm.h)
+  // Generator statistics (vocoder/stream_norm.h). "prior" (a voice's calibrated priors) measured best;
+  // "cumulative" needs no calibration file, hence the default here; Speaker users pick with priors_for_voice.
+  std::string policy = "cumulative";
   std::shared_ptr<const NormPriors> priors;     // for the policies that use priors
 
   // Bounds, i.e. back-pressure: how far each stage may run ahead of the next.
@@ -47,5 +52,11 @@ struct StreamEvent {
   double time_s = 0, end_s = 0;            // start, and end for segments and words
 };
 const char* to_string(StreamEvent::Kind kind);
+
+// Where kokoro-stream-eval caches a voice's calibrated priors: <model dir>/norm-priors-<voice>.kokoro.
+std::string norm_priors_path(const std::string& voice_name);
+// The stream settings docs/streaming.md recommends for a voice: fixed calibrated priors ("prior") when the
+// voice has a priors file, else cumulative statistics. `note` (optional) says which and why.
+StreamOptions recommended_stream_options(const std::string& voice_name, std::string* note = nullptr);
 
 }  // namespace kokoro

@@ -56,6 +56,12 @@ SpeakerOptions speaker_options(const SpeechOptions& o) {
   so.phoneme_input = o.phonemes_in;
   so.seed = o.seed;
   so.mode = parse_synthesis_mode(o.mode);
+  if (so.mode == SynthesisMode::stream) {
+    // Chunk schedule and statistics as docs/streaming.md recommends (the voice's priors when calibrated).
+    std::string note;
+    so.stream = recommended_stream_options(o.voice, &note);
+    spdlog::info("{}", note);
+  }
   return so;
 }
 
