@@ -106,6 +106,12 @@ class Golden {
     return Tensor::from(v.data, v.shape);
   }
   TensorView view(const std::string& name) const { return file_->get(name); }
+  std::vector<int64_t> ints(const std::string& name) const {
+    const TensorView v = file_->get(name);
+    std::vector<int64_t> out(v.numel());
+    for (int64_t i = 0; i < v.numel(); ++i) out[i] = static_cast<int64_t>(std::lround(v.data[i]));
+    return out;
+  }
 
  private:
   std::shared_ptr<const ModelFile> file_;
@@ -434,15 +440,13 @@ TEST_P(VocoderGolden, EndToEnd) {
     // below what the audio limit can see, and unlike F0 it does not feed the sine source's phase.
     ASSERT_TRUE(g.has("t_en")) << GetParam() << ": no t_en at all in this golden file";
     TextEncoder text(model().file);
-    std::vector<int64_t> ids;
-    for (float v : g.tensor("input_ids").matrix().reshaped()) ids.push_back(static_cast<int64_t>(std::lround(v)));
+    const std::vector<int64_t> ids = g.ints("input_ids");
     Tensor t_en;
     text.forward(ids, t_en);
     const Stats st = compare(g, "t_en", t_en);
     std::printf("  %-12s t_en from the C++ text encoder: rel %.3e, sumrel %.3e\n", GetParam().c_str(), st.rel(), st.sum_rel);
     ASSERT_LE(std::max(st.rel(), st.sum_rel), kIntermediateRel) << "C++ text encoder disagrees with the reference";
-    std::vector<int64_t> dur;
-    for (float v : g.tensor("pred_dur").matrix().reshaped()) dur.push_back(static_cast<int64_t>(std::lround(v)));
+    const std::vector<int64_t> dur = g.ints("pred_dur");
     Tensor rebuilt;
     repeat_columns(t_en, dur, rebuilt);
     asr_cpp = std::move(rebuilt);
