@@ -81,6 +81,7 @@ nlohmann::json to_json(const BenchResult& r, const ModelFile& model) {
   j["rtf_cpu"] = t.audio_s > 0 ? r.cpu_s / t.audio_s : 0.0;
   j["loadavg_1m"] = {r.loadavg_before, r.loadavg_after};
   j["rss_after_load_mb"] = r.rss_after_load_mb;
+  j["rss_after_frontend_mb"] = r.rss_after_frontend_mb;
   j["gemm_peak_gflops"] = {{"1", r.peak.gflops_1}, {std::to_string(r.peak.threads), r.peak.gflops_n}};
   j["text_side_ms_20_tokens"] = r.text_side_ms_20;
   for (int i : {kAlbert, kProsody, kTextEncoder}) j["text_side_20_tokens_stages_ms"][stage_name(i)] = r.text_side_stages_20.ms[i];
@@ -105,8 +106,11 @@ std::string to_table(const BenchResult& r, const ModelFile& model) {
   std::ostringstream o;
   char line[256];
   const Totals t = totals(all(r), model);
-  std::snprintf(line, sizeof line, "kokoro-bench  mode %s  threads %d  load %.0f ms (frontend %.0f ms)  peak RSS %.0f MB\n",
-                r.mode.c_str(), r.threads, r.load_ms, r.frontend_load_ms, r.peak_rss_mb);
+  std::snprintf(line, sizeof line,
+                "kokoro-bench  mode %s  threads %d  load %.0f ms (frontend %.0f ms)  peak RSS %.0f MB (model %.0f, "
+                "+frontend %.0f)\n",
+                r.mode.c_str(), r.threads, r.load_ms, r.frontend_load_ms, r.peak_rss_mb, r.rss_after_load_mb,
+                r.rss_after_frontend_mb);
   o << line;
   if (r.peak.gflops_n > 0)
     std::snprintf(line, sizeof line, "GEMM peak (Eigen 1024^3): %.0f GFLOP/s on 1 thread, %.0f on %d\n", r.peak.gflops_1,

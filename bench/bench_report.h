@@ -24,7 +24,8 @@ struct BenchResult {
   double peak_rss_mb = 0;
   double cpu_s = 0;            // user + system CPU time of the timed corpus runs (all threads)
   double loadavg_before = 0, loadavg_after = 0;  // 1-minute load average around the timed runs
-  double rss_after_load_mb = 0;
+  double rss_after_load_mb = 0;      // model mapped and checked, engine built
+  double rss_after_frontend_mb = 0;  // + the runner (frontend lexicons, espeak-ng, voice)
   GemmPeak peak;
   double text_side_ms_20 = 0;   // ALBERT + prosody + text encoder for 20 phoneme tokens (median)
   StageTimes text_side_stages_20;

@@ -164,6 +164,7 @@ int main(int argc, char** argv) {
     ro.phoneme_input = !phoneme_file.empty();
     std::unique_ptr<Runner> runner = make_runner(mode, synth, assets, ro);
     r.frontend_load_ms = ms_since(t0);
+    r.rss_after_frontend_mb = current_rss_mb();
 
     std::vector<std::pair<std::string, std::vector<std::string>>> texts;
     if (!phoneme_file.empty()) {
@@ -190,9 +191,10 @@ int main(int argc, char** argv) {
     }
     r.cpu_s = cpu_seconds() - cpu0;
     r.loadavg_after = loadavg_1m();
+    // Peak RSS of the engine on the corpora, before the extra measurements (which load a second frontend).
+    r.peak_rss_mb = peak_rss_mb();
     measure_text_side(*synth, assets, r, text_runs);
     if (!no_peak) r.peak = measure_gemm_peak(threads);
-    r.peak_rss_mb = peak_rss_mb();
 
     const nlohmann::json j = to_json(r, synth->model());
     if (!json_file.empty()) std::ofstream(json_file) << j.dump(2) << "\n";

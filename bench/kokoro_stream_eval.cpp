@@ -422,9 +422,11 @@ int main(int argc, char** argv) {
       return 0;
     }
     const std::vector<Case> cases = prepare(lines, fe, vocab, voice, *synth, true);
-    double audio_s = 0, exact_ms = 0;
+    double audio_s = 0, exact_ms = 0, shortest = 1e9, longest = 0;
     std::vector<double> exact_first, acoustic;
     for (const Case& c : cases) {
+      shortest = std::min(shortest, c.exact.size() / double(kSampleRate));
+      longest = std::max(longest, c.exact.size() / double(kSampleRate));
       audio_s += c.exact.size() / double(kSampleRate);
       exact_ms += c.exact_ms;
       exact_first.push_back(c.acoustic_ms + c.exact_ms);
@@ -432,8 +434,7 @@ int main(int argc, char** argv) {
     }
     std::printf("corpus: %zu segments, %.1f s of audio (%.2f .. %.2f s); exact vocoder RTF %.3f; acoustic model "
                 "p50 %.1f ms, p95 %.1f ms per segment\n",
-                cases.size(), audio_s, cases.empty() ? 0 : cases.front().exact.size() / 24000.0,
-                cases.empty() ? 0 : cases.back().exact.size() / 24000.0, exact_ms / 1e3 / audio_s,
+                cases.size(), audio_s, shortest, longest, exact_ms / 1e3 / audio_s,
                 percentile(acoustic, 50), percentile(acoustic, 95));
 
     if (diagnose && !cases.empty()) {
