@@ -2,7 +2,7 @@
 // multi-letter phonemes tied with '^', punctuation marks kept in place, language-switch flags removed.
 // espeak-ng keeps global state, so every call goes through one process-wide lock. libespeak-ng 1.51 leaks
 // about 1.3 kB whenever it switches language (frontend/fuzz/lsan.supp); one language per process never
-// switches.
+// switches. Characters of the blocks where it reads freed memory (kEspeakUnsafeBlocks, espeak.cpp) never reach it.
 #pragma once
 #include <string>
 
