@@ -15,6 +15,8 @@
 
 #include "core/kernels.h"
 #include "core/parallel.h"
+#include "core/precision.h"
+#include "core/weight_cache.h"
 #include "core/winograd.h"
 #include "vocoder/stft.h"
 
@@ -67,6 +69,42 @@ void conv_args(benchmark::internal::Benchmark* b) {
           for (int impl : {kBaseline, kDirect, kWinograd}) b->Args({impl, C, k, d, threads});
 }
 BENCHMARK(BM_conv1d)->Apply(conv_args)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Winograd convolution in fp32 (weights transformed per call) vs bf16 (weights transformed and packed once,
+// as for a model's weights: the buffer is registered with core/weight_cache.h), at full-sentence lengths
+// (1600 / 9601 columns) and at a streaming chunk's (240 / 1440: 12 frames).
+// args: precision (0 fp32, 1 bf16), channels, kernel, dilation, columns, threads
+void BM_conv1d_precision(benchmark::State& state) {
+  const bool bf16 = state.range(0) == 1;
+  const int64_t C = state.range(1), k = state.range(2), T = state.range(4);
+  const int d = static_cast<int>(state.range(3));
+  set_num_threads(static_cast<int>(state.range(5)));
+  ConvData cd(C, C, k, T);
+  register_weight_region(cd.w.data(), cd.w.size() * sizeof(float));
+  const int pad = static_cast<int>((k * d - d) / 2);
+  Tensor y;
+  set_precision(bf16 ? Precision::bf16 : Precision::fp32);
+  conv1d_winograd(cd.x, cd.wv, &cd.bv, pad, d, *winograd_for_kernel(k), y);  // bf16: prepares the weights
+  for (auto _ : state) {
+    conv1d_winograd(cd.x, cd.wv, &cd.bv, pad, d, *winograd_for_kernel(k), y);
+    benchmark::DoNotOptimize(y.data());
+  }
+  set_precision(Precision::fp32);
+  unregister_weight_region(cd.w.data());
+  state.counters["GFLOPs"] = benchmark::Counter(2.0 * C * C * k * T, benchmark::Counter::kIsIterationInvariantRate,
+                                                benchmark::Counter::kIs1000);
+  state.SetLabel(bf16 ? "bf16 prepared" : "fp32 per call");
+}
+void precision_args(benchmark::internal::Benchmark* b) {
+  if (!bf16_supported()) return;
+  for (int threads : {1, 2})
+    for (int C : {256, 128})
+      for (int chunk : {0, 1})
+        for (int k : {3, 7, 11})
+          for (int d : {1, 5})
+            for (int p : {0, 1}) b->Args({p, C, k, d, chunk ? (C == 256 ? 240 : 1440) : (C == 256 ? 1600 : 9601), threads});
+}
+BENCHMARK(BM_conv1d_precision)->Apply(precision_args)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // ups_0: 512 -> 256, k 20, stride 10 on 160 columns; ups_1: 256 -> 128, k 12, stride 6 on 1600 columns.
 void BM_conv_transpose1d(benchmark::State& state) {

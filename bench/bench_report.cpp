@@ -74,6 +74,7 @@ nlohmann::json to_json(const BenchResult& r, const ModelFile& model) {
   nlohmann::json j = summary(t);
   j["mode"] = r.mode;
   j["threads"] = r.threads;
+  j["precision"] = r.precision;
   j["load_ms"] = r.load_ms;
   j["frontend_load_ms"] = r.frontend_load_ms;
   j["peak_rss_mb"] = r.peak_rss_mb;
@@ -107,9 +108,9 @@ std::string to_table(const BenchResult& r, const ModelFile& model) {
   char line[256];
   const Totals t = totals(all(r), model);
   std::snprintf(line, sizeof line,
-                "kokoro-bench  mode %s  threads %d  load %.0f ms (frontend %.0f ms)  peak RSS %.0f MB (model %.0f, "
+                "kokoro-bench  mode %s  threads %d  precision %s  load %.0f ms (frontend %.0f ms)  peak RSS %.0f MB (model %.0f, "
                 "+frontend %.0f)\n",
-                r.mode.c_str(), r.threads, r.load_ms, r.frontend_load_ms, r.peak_rss_mb, r.rss_after_load_mb,
+                r.mode.c_str(), r.threads, r.precision.c_str(), r.load_ms, r.frontend_load_ms, r.peak_rss_mb, r.rss_after_load_mb,
                 r.rss_after_frontend_mb);
   o << line;
   if (r.peak.gflops_n > 0)

@@ -19,6 +19,7 @@ struct CorpusResult {
 struct BenchResult {
   std::string mode;
   int threads = 1;
+  std::string precision = "fp32";  // core/precision.h
   double load_ms = 0;           // model file open + engine construction
   double frontend_load_ms = 0;  // lexicons, espeak-ng
   double peak_rss_mb = 0;

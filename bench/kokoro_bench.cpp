@@ -27,6 +27,7 @@
 #include "core/assets.h"
 #include "core/error.h"
 #include "core/parallel.h"
+#include "core/precision.h"
 
 using namespace kokoro;
 using namespace kokoro::bench;
@@ -127,7 +128,7 @@ int main(int argc, char** argv) {
   std::string model_path, assets, plot_dir, json_file, voice = "af_heart";
   int repeat = 3, threads = num_threads(), text_runs = 20;
   size_t first_words = 6;
-  std::string phoneme_file;
+  std::string phoneme_file, precision_opt;
   bool json = false, no_peak = false;
   app.add_option("--mode", mode, "exact (whole segments) or stream (when the streaming engine exists)")->capture_default_str();
   app.add_option("--corpus", corpora, "Comma-separated corpora from the corpus directory")->capture_default_str();
@@ -142,13 +143,17 @@ int main(int argc, char** argv) {
   app.add_flag("--json", json, "Print JSON on stdout instead of the table");
   app.add_option("--json-file", json_file, "Also write the JSON to this file");
   app.add_option("--plot", plot_dir, "Write ttfa_cdf.png and stages.png into this directory (gnuplot)");
+  app.add_option("--precision", precision_opt, "fp32 or bf16 (default: KOKORO_PRECISION, then fp32)")
+      ->check(CLI::IsMember({"fp32", "bf16"}));
   app.add_flag("--no-peak", no_peak, "Skip the GEMM peak measurement");
   app.add_option("--phoneme-file", phoneme_file, "Time these phoneme strings (one segment per line) instead of corpora");
   CLI11_PARSE(app, argc, argv);
 
   try {
     set_num_threads(threads);
+    if (!precision_opt.empty()) set_precision(parse_precision(precision_opt, "--precision"));
     BenchResult r;
+    r.precision = precision_name(precision());
     r.mode = mode;
     r.threads = threads;
     assets = find_assets_dir(assets);

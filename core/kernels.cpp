@@ -3,8 +3,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include <memory>
+#include <vector>
+
+#include "core/bf16_gemm.h"
 #include "core/error.h"
 #include "core/parallel.h"
+#include "core/precision.h"
+#include "core/weight_cache.h"
 #include "core/winograd.h"
 
 namespace kokoro {
@@ -45,10 +51,42 @@ void linear_columns(const Tensor& x, const TensorView& w, const TensorView* bias
   });
 }
 
+namespace {
+
+// linear_rows in bf16: W^T packed once per model (core/weight_cache.h), x rounded per call; blocks of 32
+// output features in parallel.
+void linear_rows_bf16(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y) {
+  const int64_t out = w.dim(0), in = w.dim(1), T = x.dim(0);
+  auto pack = [&] {
+    auto p = std::make_shared<std::vector<bf16_t>>(static_cast<size_t>(packed_b_bf16_size(in, out)));
+    pack_bt_bf16(w.data, in, in, out, p->data());
+    return std::shared_ptr<const std::vector<bf16_t>>(p);
+  };
+  auto packed = cached_weights_as<std::vector<bf16_t>>(w.data, "linear-bf16 " + shape_to_string(w.shape), pack);
+  if (!packed) packed = pack();
+  thread_local std::vector<bf16_t> xb;
+  if (xb.size() < static_cast<size_t>(T * in)) xb.resize(static_cast<size_t>(T * in));
+  to_bf16(x.data(), xb.data(), T * in);
+  const bf16_t* xp = xb.data();  // this thread's buffer (a task on a worker would see the worker's)
+  const int64_t pairs = (in + 1) / 2, panels = out / 16;
+  const int64_t parts = double(out) * in * T < kParallelMacs ? 1 : 2 * num_threads();
+  float* Y = y.data();
+  parallel_ranges(panels, 2, static_cast<int>(parts), [&](int64_t p0, int64_t p1) {
+    gemm_bf16(xp, in, T, in, packed->data() + p0 * pairs * 32, 16 * (p1 - p0), Y + 16 * p0, out);
+    if (bias)
+      for (int64_t t = 0; t < T; ++t)
+        for (int64_t c = 16 * p0; c < 16 * p1; ++c) Y[t * out + c] += bias->data[c];
+  });
+}
+
+}  // namespace
+
 void linear_rows(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y) {
   if (w.dim(1) != x.dim(1)) throw Error("linear: weight " + shape_to_string(w.shape) + " vs input " + shape_to_string(x.shape()));
   const int64_t out = w.dim(0), T = x.dim(0);
   y.resize({T, out});
+  if (precision() == Precision::bf16 && out % 16 == 0 && w.dim(1) % 2 == 0 && T > 0)
+    return linear_rows_bf16(x, w, bias, y);
   // Blocks of output features: each task multiplies by its own slice of W (ALBERT: T ~ 20-500 rows).
   const int64_t blocks = double(out) * x.dim(1) * T < kParallelMacs ? 1 : std::min<int64_t>(out / 64, 2 * num_threads());
   parallel_ranges(out, 64, static_cast<int>(std::max<int64_t>(1, blocks)), [&](int64_t c0, int64_t c1) {

@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "core/error.h"
+#include "core/weight_cache.h"
 
 namespace kokoro {
 
@@ -49,6 +50,7 @@ std::shared_ptr<const ModelFile> ModelFile::open(const std::string& path, bool c
   ::close(fd);
   if (p == MAP_FAILED) throw fail(std::string("mmap failed: ") + std::strerror(errno));
   m->base_ = static_cast<const uint8_t*>(p);
+  register_weight_region(m->base_, m->size_);  // prepared forms of its weights may be cached (core/weight_cache.h)
 
   if (std::memcmp(m->base_, kModelMagic, 8) != 0)
     throw fail("wrong magic (not a kokoro-rt model; convert checkpoints with kokoro-convert)");
@@ -99,7 +101,9 @@ std::shared_ptr<const ModelFile> ModelFile::open(const std::string& path, bool c
 }
 
 ModelFile::~ModelFile() {
-  if (base_) munmap(const_cast<uint8_t*>(base_), size_);
+  if (!base_) return;
+  unregister_weight_region(base_);  // drops the prepared weights before the addresses can be reused
+  munmap(const_cast<uint8_t*>(base_), size_);
 }
 
 TensorView ModelFile::get(const std::string& name) const {

@@ -2,12 +2,18 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <memory>
+#include <string>
+#include <type_traits>
 #ifdef __AVX512F__
 #include <immintrin.h>
 #endif
 
+#include "core/bf16_gemm.h"
 #include "core/error.h"
 #include "core/parallel.h"
+#include "core/precision.h"
+#include "core/weight_cache.h"
 
 namespace kokoro {
 
@@ -29,6 +35,7 @@ DMatrix evaluation(const std::vector<double>& points, int n) {
 // Scratch of one chunk, per thread, grown to the largest size seen and kept.
 struct ChunkScratch {
   std::vector<float, Eigen::aligned_allocator<float>> xt, v, m, yt;
+  std::vector<bf16_t> vb;  // V in bf16 (bf16 precision)
 };
 ChunkScratch& chunk_scratch() {
   thread_local ChunkScratch s;
@@ -130,8 +137,9 @@ void transpose_block(const float* src, int64_t ld_src, int64_t rows, int64_t col
 
 // dst[p][0..n) = sum_s T[p][s] src_s[0..n) for p < P, s < S, where src_s = src + s * stride: the tile
 // transforms, 16 channels per step with the S inputs held in registers and each output written once.
-template <int P, int S>
-void combine(const float* tm, const float* src, int64_t stride, float* const* dst, int64_t n) {
+// Out is float, or bf16_t (rounded to nearest even: the bf16 path's input transform).
+template <int P, int S, class Out>
+void combine(const float* tm, const float* src, int64_t stride, Out* const* dst, int64_t n) {
   int64_t i0 = 0;
 #ifdef __AVX512F__
   for (; i0 < n; i0 += 16) {
@@ -141,7 +149,17 @@ void combine(const float* tm, const float* src, int64_t stride, float* const* ds
     for (int p = 0; p < P; ++p) {
       __m512 acc = _mm512_mul_ps(_mm512_set1_ps(tm[p * S]), in[0]);
       for (int s = 1; s < S; ++s) acc = _mm512_fmadd_ps(_mm512_set1_ps(tm[p * S + s]), in[s], acc);
-      _mm512_mask_storeu_ps(dst[p] + i0, mask, acc);
+      if constexpr (std::is_same_v<Out, float>) {
+        _mm512_mask_storeu_ps(dst[p] + i0, mask, acc);
+      } else {
+#ifdef __AVX512BF16__
+        _mm256_mask_storeu_epi16(dst[p] + i0, mask, (__m256i)_mm512_cvtneps_pbh(acc));
+#else
+        alignas(64) float tmp[16];
+        _mm512_store_ps(tmp, acc);
+        to_bf16(tmp, dst[p] + i0, std::min<int64_t>(16, n - i0));
+#endif
+      }
     }
   }
 #endif
@@ -149,45 +167,36 @@ void combine(const float* tm, const float* src, int64_t stride, float* const* ds
     for (int p = 0; p < P; ++p) {
       float acc = 0;
       for (int s = 0; s < S; ++s) acc += tm[p * S + s] * src[s * stride + i0];
-      dst[p][i0] = acc;
+      if constexpr (std::is_same_v<Out, float>)
+        dst[p][i0] = acc;
+      else
+        to_bf16(&acc, dst[p] + i0, 1);
     }
 }
 
 using CombineFn = void (*)(const float*, const float*, int64_t, float* const*, int64_t);
+using CombineBf16Fn = void (*)(const float*, const float*, int64_t, bf16_t* const*, int64_t);
 
 CombineFn input_combiner(int alpha) {
-  if (alpha == 7) return &combine<7, 7>;
+  if (alpha == 7) return &combine<7, 7, float>;
+  return nullptr;
+}
+CombineBf16Fn input_combiner_bf16(int alpha) {
+  if (alpha == 7) return &combine<7, 7, bf16_t>;
   return nullptr;
 }
 CombineFn output_combiner(int m, int alpha) {
-  if (alpha == 7 && m == 5) return &combine<5, 7>;
-  if (alpha == 7 && m == 4) return &combine<4, 7>;
+  if (alpha == 7 && m == 5) return &combine<5, 7, float>;
+  if (alpha == 7 && m == 4) return &combine<4, 7, float>;
   return nullptr;
 }
 
-}  // namespace
-
-void conv1d_winograd(const Tensor& x, const TensorView& w, const TensorView* bias, int padding, int dilation,
-                     const WinogradTransform& tr, Tensor& y) {
-  const int64_t ci = x.dim(0), T = x.dim(1), co = w.dim(0), k = w.dim(2);
-  if (w.dim(1) != ci)
-    throw Error("conv1d (winograd): weight " + shape_to_string(w.shape) + " vs input " + shape_to_string(x.shape()));
-  const int m = tr.m, r = tr.r, alpha = tr.alpha;
-  const int64_t groups = (k + r - 1) / r;
-  if (groups > 1 && r != m) throw Error("conv1d (winograd): a split kernel needs F(m, m)");
-  if (groups * r > 48 || alpha * r > 256) throw Error("conv1d (winograd): kernel of " + std::to_string(k) + " taps is too long");
-  const CombineFn in_combine = input_combiner(alpha), out_combine = output_combiner(m, alpha);
-  if (!in_combine || !out_combine)
-    throw Error("conv1d (winograd): no kernel for F(" + std::to_string(m) + "," + std::to_string(r) + ")");
-  const int64_t d = dilation, P = padding;
-  const int64_t t_out = T + 2 * P - d * (k - 1);
-  if (t_out <= 0) throw Error("conv1d: input of length " + std::to_string(T) + " is too short");
-  y.resize({co, t_out});
-
-  // U[p][g * ci + i][o] = sum_j G[p][j] w[o][i][g * r + j], built 16 output channels at a time so that the
-  // writes are contiguous.
+// U[p][g * ci + i][o] = sum_j G[p][j] w[o][i][g * r + j] into U [alpha][groups * ci][co], built 16 output
+// channels at a time so that the writes are contiguous.
+void transform_weights(const TensorView& w, const WinogradTransform& tr, int64_t groups, float* U) {
+  const int64_t co = w.dim(0), ci = w.dim(1), k = w.dim(2);
+  const int r = tr.r, alpha = tr.alpha;
   const int64_t gci = groups * ci;
-  float* U = sized(weight_scratch(), static_cast<size_t>(alpha) * gci * co);
   parallel_ranges(co, 16, 4 * num_threads(), [&](int64_t o0, int64_t o1) {
     constexpr int64_t B = 16;
     float gm[16 * 16];  // G, local so that the compiler knows it does not alias U
@@ -215,6 +224,58 @@ void conv1d_winograd(const Tensor& x, const TensorView& w, const TensorView* bia
       }
     }
   });
+}
+
+// The bf16 form of U: per point, B of that point's GEMM packed for gemm_bf16 (core/bf16_gemm.h).
+std::shared_ptr<const std::vector<bf16_t>> transform_weights_bf16(const TensorView& w, const WinogradTransform& tr,
+                                                                   int64_t groups) {
+  const int64_t co = w.dim(0), gci = groups * w.dim(1);
+  std::vector<float, Eigen::aligned_allocator<float>> u(static_cast<size_t>(tr.alpha * gci * co));
+  transform_weights(w, tr, groups, u.data());
+  const int64_t per_point = packed_b_bf16_size(gci, co);
+  auto out = std::make_shared<std::vector<bf16_t>>(static_cast<size_t>(tr.alpha * per_point));
+  parallel_for(tr.alpha, [&](int64_t p) {
+    pack_b_bf16(u.data() + p * gci * co, co, gci, co, out->data() + p * per_point);
+  });
+  return out;
+}
+
+}  // namespace
+
+void conv1d_winograd(const Tensor& x, const TensorView& w, const TensorView* bias, int padding, int dilation,
+                     const WinogradTransform& tr, Tensor& y) {
+  const int64_t ci = x.dim(0), T = x.dim(1), co = w.dim(0), k = w.dim(2);
+  if (w.dim(1) != ci)
+    throw Error("conv1d (winograd): weight " + shape_to_string(w.shape) + " vs input " + shape_to_string(x.shape()));
+  const int m = tr.m, r = tr.r, alpha = tr.alpha;
+  const int64_t groups = (k + r - 1) / r;
+  if (groups > 1 && r != m) throw Error("conv1d (winograd): a split kernel needs F(m, m)");
+  if (groups * r > 48 || alpha * r > 256) throw Error("conv1d (winograd): kernel of " + std::to_string(k) + " taps is too long");
+  const CombineFn in_combine = input_combiner(alpha), out_combine = output_combiner(m, alpha);
+  if (!in_combine || !out_combine)
+    throw Error("conv1d (winograd): no kernel for F(" + std::to_string(m) + "," + std::to_string(r) + ")");
+  const int64_t d = dilation, P = padding;
+  const int64_t t_out = T + 2 * P - d * (k - 1);
+  if (t_out <= 0) throw Error("conv1d: input of length " + std::to_string(T) + " is too short");
+  y.resize({co, t_out});
+
+  // bf16: U transformed and packed once per model (core/weight_cache.h); per call for weights outside a
+  // model file. fp32: transformed per call (the fp32 path and its golden results are unchanged).
+  const int64_t gci = groups * ci;
+  const bool bf16 = precision() == Precision::bf16 && co % 16 == 0 && gci % 2 == 0;
+  std::shared_ptr<const std::vector<bf16_t>> Ub;
+  float* U = nullptr;
+  if (bf16) {
+    const std::string kind = "winograd-bf16 F(" + std::to_string(m) + "," + std::to_string(r) + ") " +
+                             shape_to_string(w.shape);
+    Ub = cached_weights_as<std::vector<bf16_t>>(w.data, kind, [&] { return transform_weights_bf16(w, tr, groups); });
+    if (!Ub) Ub = transform_weights_bf16(w, tr, groups);
+  } else {
+    U = sized(weight_scratch(), static_cast<size_t>(alpha) * gci * co);
+    transform_weights(w, tr, groups, U);
+  }
+  const CombineBf16Fn in_combine_bf16 = input_combiner_bf16(alpha);
+  const int64_t ub_per_point = packed_b_bf16_size(gci, co);
 
   const int64_t span = static_cast<int64_t>(m) * d;  // outputs covered by one tile index b (all phases)
   const int64_t nb = (t_out + span - 1) / span;
@@ -237,13 +298,26 @@ void conv1d_winograd(const Tensor& x, const TensorView& w, const TensorView* bia
     if (hi > lo) transpose_block(X + base + lo, T, ci, hi - lo, xt + lo * ci);
     // 2. Input transform: V[p][ph][b][i] = sum_s BT[p][s] xt[b * span + ph + d * s][i]
     const int64_t rows = d * nv;  // tile rows per point, phase-major
-    float* V = sized(s.v, static_cast<size_t>(alpha * rows * ci));
     float* dst[16];
-    for (int64_t ph = 0; ph < d; ++ph)
-      for (int64_t b = 0; b < nv; ++b) {
-        for (int p = 0; p < alpha; ++p) dst[p] = V + (p * rows + ph * nv + b) * ci;
-        in_combine(tr.BT.data(), xt + (b * span + ph) * ci, d * ci, dst, ci);
-      }
+    float* V = nullptr;
+    bf16_t* Vb = nullptr;
+    if (bf16) {
+      if (s.vb.size() < static_cast<size_t>(alpha * rows * ci)) s.vb.resize(static_cast<size_t>(alpha * rows * ci));
+      Vb = s.vb.data();
+      bf16_t* dstb[16];
+      for (int64_t ph = 0; ph < d; ++ph)
+        for (int64_t b = 0; b < nv; ++b) {
+          for (int p = 0; p < alpha; ++p) dstb[p] = Vb + (p * rows + ph * nv + b) * ci;
+          in_combine_bf16(tr.BT.data(), xt + (b * span + ph) * ci, d * ci, dstb, ci);
+        }
+    } else {
+      V = sized(s.v, static_cast<size_t>(alpha * rows * ci));
+      for (int64_t ph = 0; ph < d; ++ph)
+        for (int64_t b = 0; b < nv; ++b) {
+          for (int p = 0; p < alpha; ++p) dst[p] = V + (p * rows + ph * nv + b) * ci;
+          in_combine(tr.BT.data(), xt + (b * span + ph) * ci, d * ci, dst, ci);
+        }
+    }
     // 3. Per point, one GEMM over every phase's tiles: M[row][o] = V[row .. row + groups)[i] U_p (K = groups
     //    * ci). The last groups - 1 rows of each phase only feed the group windows; the window of such a
     //    row runs into the next phase and its (unused) result is never read.
@@ -251,6 +325,10 @@ void conv1d_winograd(const Tensor& x, const TensorView& w, const TensorView* bia
     using Strided = Eigen::Map<const RowMatrix, Eigen::Unaligned, Eigen::OuterStride<>>;
     const int64_t gemm_rows = rows - (groups - 1);
     for (int p = 0; p < alpha; ++p) {
+      if (bf16) {
+        gemm_bf16(Vb + p * rows * ci, ci, gemm_rows, gci, Ub->data() + p * ub_per_point, co, M + p * rows * co, co);
+        continue;
+      }
       const Strided vin(V + p * rows * ci, gemm_rows, gci, Eigen::OuterStride<>(ci));
       const ConstMatrixMap up(U + p * gci * co, gci, co);
       MatrixMap(M + p * rows * co, gemm_rows, co).noalias() = vin * up;

@@ -5,6 +5,7 @@
 #include "core/assets.h"
 #include "core/model_file.h"
 #include "core/parallel.h"
+#include "core/precision.h"
 #include "realtime/audio_sink.h"
 
 namespace kokoro::app {
@@ -21,6 +22,10 @@ void add_speech_options(CLI::App& app, SpeechOptions& o) {
   app.add_option("--model", o.model, "Model file (default: $KOKORO_MODEL or models/kokoro-v1_0.kokoro)");
   app.add_option("--assets", o.assets, "Assets directory (default: $KOKORO_ASSETS or ../shared/assets)");
   app.add_option("--threads", o.threads, "Compute threads")->check(CLI::Range(1, 64))->capture_default_str();
+  app.add_option("--precision", o.precision,
+                 "Arithmetic of the largest products: fp32 (default, identical to the reference) or bf16 (AVX512-BF16 "
+                 "CPUs only; faster, see docs/benchmarks.md for its fidelity). Default: $KOKORO_PRECISION, then fp32")
+      ->check(CLI::IsMember({"fp32", "bf16"}));
   app.add_option("--seed", o.seed, "Noise seed (same seed, same audio)")->capture_default_str();
   app.add_option("--first-words", o.first_words, "Words in the first segment of an utterance (0: no limit)")->capture_default_str();
   app.add_option("--resample", o.resample, "Resampling quality to the device rate: best, medium, fastest, linear")
@@ -41,6 +46,7 @@ SpeechEngine load_speech_engine(const SpeechOptions& o) {
   e.frontend = load_frontend(o, e.assets_dir);
   e.voice = VoicePack::resolve(o.voice, e.assets_dir);
   set_num_threads(o.threads);
+  if (!o.precision.empty()) set_precision(parse_precision(o.precision, "--precision"));
   e.synthesizer = std::make_shared<const Synthesizer>(ModelFile::open(default_model_path(o.model)));
   return e;
 }

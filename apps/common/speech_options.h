@@ -28,9 +28,11 @@ struct SpeechOptions {
   bool phonemes_in = false;
   std::string resample = "medium";
   std::string mode = "exact";  // exact | stream (engine/stream_options.h)
+  std::string precision;       // fp32 | bf16; empty: $KOKORO_PRECISION, then fp32 (core/precision.h)
 };
 
-// Adds --voice --speed --lang --mode --model --assets --threads --seed --first-words --phonemes-in --resample.
+// Adds --voice --speed --lang --mode --model --assets --threads --precision --seed --first-words --phonemes-in
+// --resample.
 void add_speech_options(CLI::App& app, SpeechOptions& options);
 
 // The loaded pieces. load_* throw kokoro::Error naming the file, voice or language that is wrong.

@@ -1,0 +1,141 @@
+#include "core/bf16_gemm.h"
+
+#include <cstring>
+#include <string>
+
+#include "core/error.h"
+#if defined(__AVX512BF16__) && defined(__AVX512F__)
+#include <immintrin.h>
+#define KOKORO_HAVE_BF16 1
+#endif
+
+namespace kokoro {
+
+namespace {
+
+bf16_t round_to_bf16(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if ((u & 0x7f800000u) == 0x7f800000u && (u & 0x007fffffu)) return static_cast<bf16_t>((u >> 16) | 0x40);  // NaN
+  if ((u & 0x7f800000u) == 0) return static_cast<bf16_t>((u >> 16) & 0x8000);  // denormal -> 0, as vcvtneps2bf16
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return static_cast<bf16_t>(u >> 16);
+}
+
+#ifdef KOKORO_HAVE_BF16
+// MR rows x 16 NV columns of C over the whole K: MR * NV accumulators stay in registers; per pair of k,
+// NV panel loads and MR broadcasts of A's (k, k+1) pair feed MR * NV dot products.
+template <int MR, int NV>
+void micro_kernel(const bf16_t* a, int64_t lda, int64_t pairs, const bf16_t* panel, int64_t panel_stride, float* c,
+                  int64_t ldc) {
+  __m512 acc[MR][NV];
+  for (int r = 0; r < MR; ++r)
+    for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_ps();
+  for (int64_t kp = 0; kp < pairs; ++kp) {
+    __m512bh b[NV];
+    for (int v = 0; v < NV; ++v)
+      b[v] = (__m512bh)_mm512_loadu_si512(panel + v * panel_stride + kp * 32);
+    for (int r = 0; r < MR; ++r) {
+      int32_t pair;
+      std::memcpy(&pair, a + r * lda + 2 * kp, 4);
+      const __m512bh av = (__m512bh)_mm512_set1_epi32(pair);
+      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_dpbf16_ps(acc[r][v], av, b[v]);
+    }
+  }
+  for (int r = 0; r < MR; ++r)
+    for (int v = 0; v < NV; ++v) _mm512_storeu_ps(c + r * ldc + v * 16, acc[r][v]);
+}
+
+template <int NV>
+void rows_tail(int rows, const bf16_t* a, int64_t lda, int64_t pairs, const bf16_t* panel, int64_t ps, float* c,
+               int64_t ldc) {
+  switch (rows) {
+    case 1: return micro_kernel<1, NV>(a, lda, pairs, panel, ps, c, ldc);
+    case 2: return micro_kernel<2, NV>(a, lda, pairs, panel, ps, c, ldc);
+    case 3: return micro_kernel<3, NV>(a, lda, pairs, panel, ps, c, ldc);
+    case 4: return micro_kernel<4, NV>(a, lda, pairs, panel, ps, c, ldc);
+    case 5: return micro_kernel<5, NV>(a, lda, pairs, panel, ps, c, ldc);
+    case 6: return micro_kernel<6, NV>(a, lda, pairs, panel, ps, c, ldc);
+    case 7: return micro_kernel<7, NV>(a, lda, pairs, panel, ps, c, ldc);
+    case 8: return micro_kernel<8, NV>(a, lda, pairs, panel, ps, c, ldc);
+    case 9: return micro_kernel<9, NV>(a, lda, pairs, panel, ps, c, ldc);
+    case 10: return micro_kernel<10, NV>(a, lda, pairs, panel, ps, c, ldc);
+    case 11: return micro_kernel<11, NV>(a, lda, pairs, panel, ps, c, ldc);
+    default: return;
+  }
+}
+#endif
+
+}  // namespace
+
+void to_bf16(const float* src, bf16_t* dst, int64_t n) {
+  int64_t i = 0;
+#ifdef KOKORO_HAVE_BF16
+  for (; i + 16 <= n; i += 16)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(src + i)));
+#endif
+  for (; i < n; ++i) dst[i] = round_to_bf16(src[i]);
+}
+
+float from_bf16(bf16_t v) {
+  const uint32_t u = static_cast<uint32_t>(v) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+void pack_b_bf16(const float* b, int64_t ldb, int64_t K, int64_t N, bf16_t* out) {
+  if (N % 16 != 0) throw Error("pack_b_bf16: N = " + std::to_string(N) + " is not a multiple of 16");
+  const int64_t pairs = (K + 1) / 2;
+  for (int64_t p = 0; p < N / 16; ++p) {
+    bf16_t* panel = out + p * pairs * 32;
+    for (int64_t kp = 0; kp < pairs; ++kp)
+      for (int64_t j = 0; j < 16; ++j)
+        for (int64_t h = 0; h < 2; ++h) {
+          const int64_t k = 2 * kp + h;
+          panel[kp * 32 + j * 2 + h] = k < K ? round_to_bf16(b[k * ldb + p * 16 + j]) : 0;
+        }
+  }
+}
+
+void pack_bt_bf16(const float* w, int64_t ldw, int64_t K, int64_t N, bf16_t* out) {
+  if (N % 16 != 0) throw Error("pack_bt_bf16: N = " + std::to_string(N) + " is not a multiple of 16");
+  const int64_t pairs = (K + 1) / 2;
+  for (int64_t p = 0; p < N / 16; ++p) {
+    bf16_t* panel = out + p * pairs * 32;
+    for (int64_t j = 0; j < 16; ++j) {
+      const float* row = w + (p * 16 + j) * ldw;
+      for (int64_t k = 0; k < 2 * pairs; ++k) panel[(k / 2) * 32 + j * 2 + (k % 2)] = k < K ? round_to_bf16(row[k]) : 0;
+    }
+  }
+}
+
+void gemm_bf16(const bf16_t* a, int64_t lda, int64_t M, int64_t K, const bf16_t* b_packed, int64_t N, float* c,
+               int64_t ldc) {
+  if (K % 2 != 0 || N % 16 != 0)
+    throw Error("gemm_bf16: K = " + std::to_string(K) + " must be even and N = " + std::to_string(N) +
+                " a multiple of 16");
+#ifdef KOKORO_HAVE_BF16
+  const int64_t pairs = K / 2, ps = pairs * 32;  // panel stride in elements
+  constexpr int MR = 12;
+  int64_t n0 = 0;
+  // 32 columns (two panels) at a time: 24 accumulators; a last odd panel runs alone.
+  for (; n0 + 32 <= N; n0 += 32) {
+    const bf16_t* panel = b_packed + (n0 / 16) * ps;
+    int64_t m0 = 0;
+    for (; m0 + MR <= M; m0 += MR) micro_kernel<MR, 2>(a + m0 * lda, lda, pairs, panel, ps, c + m0 * ldc + n0, ldc);
+    rows_tail<2>(static_cast<int>(M - m0), a + m0 * lda, lda, pairs, panel, ps, c + m0 * ldc + n0, ldc);
+  }
+  if (n0 < N) {
+    const bf16_t* panel = b_packed + (n0 / 16) * ps;
+    int64_t m0 = 0;
+    for (; m0 + MR <= M; m0 += MR) micro_kernel<MR, 1>(a + m0 * lda, lda, pairs, panel, ps, c + m0 * ldc + n0, ldc);
+    rows_tail<1>(static_cast<int>(M - m0), a + m0 * lda, lda, pairs, panel, ps, c + m0 * ldc + n0, ldc);
+  }
+#else
+  (void)a, (void)lda, (void)M, (void)b_packed, (void)c, (void)ldc;
+  throw Error("gemm_bf16: this build has no AVX512-BF16 (build with -march=native on a CPU that has it)");
+#endif
+}
+
+}  // namespace kokoro

@@ -1,0 +1,60 @@
+#include "core/precision.h"
+
+#include <atomic>
+#include <cstdlib>
+
+#include "core/error.h"
+
+namespace kokoro {
+
+namespace {
+
+void require_supported(Precision p, const std::string& origin) {
+  if (p == Precision::bf16 && !bf16_supported())
+    throw Error(origin + ": bf16 needs AVX512-BF16 (avx512_bf16 in /proc/cpuinfo and a build with -march=native "
+                "on such a CPU); use fp32");
+}
+
+Precision initial_precision() {
+  const char* env = std::getenv("KOKORO_PRECISION");
+  if (!env || !*env) return Precision::fp32;
+  const Precision p = parse_precision(env, "KOKORO_PRECISION");
+  require_supported(p, "KOKORO_PRECISION=" + std::string(env));
+  return p;
+}
+
+std::atomic<int>& current() {
+  static std::atomic<int> p{static_cast<int>(initial_precision())};
+  return p;
+}
+
+}  // namespace
+
+bool bf16_supported() {
+#if defined(__AVX512BF16__) && defined(__AVX512F__)
+  static const bool cpu = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512bf16") != 0;
+  }();
+  return cpu;
+#else
+  return false;
+#endif
+}
+
+Precision parse_precision(const std::string& name, const std::string& what) {
+  if (name == "fp32") return Precision::fp32;
+  if (name == "bf16") return Precision::bf16;
+  throw Error(what + ": unknown precision '" + name + "' (expected fp32 or bf16)");
+}
+
+const char* precision_name(Precision p) { return p == Precision::bf16 ? "bf16" : "fp32"; }
+
+void set_precision(Precision p) {
+  require_supported(p, "set_precision");
+  current().store(static_cast<int>(p));
+}
+
+Precision precision() { return static_cast<Precision>(current().load(std::memory_order_relaxed)); }
+
+}  // namespace kokoro

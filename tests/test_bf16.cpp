@@ -1,0 +1,261 @@
+// The opt-in bf16 path (core/precision.h, core/bf16_gemm.h): the bf16 GEMM against a double-precision
+// product of the same bf16-rounded inputs (the kernel itself must be exact up to fp32 accumulation), and
+// against the fp32 product within bf16's rounding; the bf16 Winograd convolution against the fp32 one at
+// the generator's shapes within 1e-2 of the output scale; weights prepared once per registered region and
+// dropped with it; and, on a CPU without AVX512-BF16, a clear error instead of a silent fp32 run.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include "core/bf16_gemm.h"
+#include "core/error.h"
+#include "core/kernels.h"
+#include "core/precision.h"
+#include "core/weight_cache.h"
+#include "core/winograd.h"
+
+using namespace kokoro;
+
+namespace {
+
+std::vector<float> randn(size_t n, unsigned seed, float scale = 1.0f) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> d(0.0f, scale);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+// Restores fp32 when a test ends, whatever happened.
+struct PrecisionGuard {
+  ~PrecisionGuard() { set_precision(Precision::fp32); }
+};
+
+}  // namespace
+
+TEST(Precision, ParsesNamesAndRejectsOthers) {
+  EXPECT_EQ(parse_precision("fp32", "--precision"), Precision::fp32);
+  EXPECT_EQ(parse_precision("bf16", "--precision"), Precision::bf16);
+  try {
+    parse_precision("fp16", "--precision");
+    FAIL() << "fp16 accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--precision: unknown precision 'fp16'"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(precision(), Precision::fp32) << "fp32 must be the default (KOKORO_PRECISION unset in tests)";
+}
+
+TEST(Precision, Bf16OnlyWhereTheCpuHasIt) {
+  PrecisionGuard guard;
+  if (bf16_supported()) {
+    set_precision(Precision::bf16);
+    EXPECT_EQ(precision(), Precision::bf16);
+  } else {
+    // The fallback is an error naming the missing instruction set, never a silent fp32 run.
+    try {
+      set_precision(Precision::bf16);
+      FAIL() << "bf16 accepted on a CPU without AVX512-BF16";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("AVX512-BF16"), std::string::npos) << e.what();
+    }
+    std::vector<bf16_t> a(32), b(packed_b_bf16_size(2, 16));
+    std::vector<float> c(16);
+    EXPECT_THROW(gemm_bf16(a.data(), 2, 1, 2, b.data(), 16, c.data(), 16), Error);
+  }
+}
+
+TEST(Bf16, RoundsToNearestEven) {
+  const float in[] = {1.0f, 1.00390625f /* 1 + 2^-8: tie, to even 1 */, 1.01171875f /* 1 + 3*2^-8: tie, up */,
+                      -2.5f, 3.0e38f, 1e-40f};
+  bf16_t out[6];
+  to_bf16(in, out, 6);
+  EXPECT_EQ(from_bf16(out[0]), 1.0f);
+  EXPECT_EQ(from_bf16(out[1]), 1.0f);
+  EXPECT_EQ(from_bf16(out[2]), 1.015625f);
+  EXPECT_EQ(from_bf16(out[3]), -2.5f);
+  EXPECT_NEAR(from_bf16(out[4]) / 3.0e38f, 1.0f, 4e-3f);
+  EXPECT_EQ(from_bf16(out[5]), 0.0f) << "denormals flush to zero, as the vector instruction does";
+  // 16-wide (vector) and scalar rounding agree.
+  const auto v = randn(37, 5);
+  std::vector<bf16_t> vec(37), one(37);
+  to_bf16(v.data(), vec.data(), 37);
+  for (int i = 0; i < 37; ++i) to_bf16(&v[i], &one[i], 1);
+  EXPECT_EQ(vec, one);
+}
+
+TEST(Bf16, GemmMatchesDoublePrecisionOfRoundedInputsAndFp32WithinBf16Rounding) {
+  if (!bf16_supported()) GTEST_FAIL() << "this CPU has no AVX512-BF16: the kernel cannot be checked here";
+  struct Shape {
+    int64_t M, K, N, lda;
+  };
+  for (const Shape s : {Shape{1, 2, 16, 2}, Shape{13, 64, 48, 64}, Shape{30, 768, 256, 256 * 3},
+                        Shape{25, 512, 128, 256}, Shape{12, 6, 32, 6}}) {
+    // A's rows are lda apart with K contiguous (Winograd's windows overlap: lda may be < K).
+    const int64_t a_len = (s.M - 1) * s.lda + s.K;
+    const auto a = randn(static_cast<size_t>(a_len), 1), b = randn(static_cast<size_t>(s.K * s.N), 2, 0.05f);
+    std::vector<bf16_t> ab(a.size()), bp(packed_b_bf16_size(s.K, s.N));
+    to_bf16(a.data(), ab.data(), a_len);
+    pack_b_bf16(b.data(), s.N, s.K, s.N, bp.data());
+    std::vector<float> c(s.M * s.N, -1.0f);
+    gemm_bf16(ab.data(), s.lda, s.M, s.K, bp.data(), s.N, c.data(), s.N);
+    std::vector<bf16_t> bb(b.size());
+    to_bf16(b.data(), bb.data(), static_cast<int64_t>(b.size()));
+    double worst_exact = 0, worst_fp32 = 0, scale = 0;
+    for (int64_t i = 0; i < s.M; ++i)
+      for (int64_t j = 0; j < s.N; ++j) {
+        double rounded = 0, full = 0;
+        for (int64_t k = 0; k < s.K; ++k) {
+          rounded += double(from_bf16(ab[i * s.lda + k])) * from_bf16(bb[k * s.N + j]);
+          full += double(a[i * s.lda + k]) * b[k * s.N + j];
+        }
+        const double got = c[i * s.N + j];
+        worst_exact = std::max(worst_exact, std::abs(got - rounded));
+        worst_fp32 = std::max(worst_fp32, std::abs(got - full));
+        scale = std::max(scale, std::abs(full));
+      }
+    SCOPED_TRACE("M " + std::to_string(s.M) + " K " + std::to_string(s.K) + " N " + std::to_string(s.N));
+    EXPECT_LT(worst_exact / scale, 1e-5) << "kernel error beyond fp32 accumulation";
+    EXPECT_LT(worst_fp32 / scale, 1e-2) << "beyond bf16 rounding";
+    EXPECT_GT(worst_fp32 / scale, 1e-5) << "no rounding at all: was bf16 used?";
+  }
+}
+
+TEST(Bf16, GemmRejectsShapesItCannotRun) {
+  std::vector<bf16_t> a(64), b(packed_b_bf16_size(4, 32));
+  std::vector<float> c(64), bf(4 * 20);
+  EXPECT_THROW(gemm_bf16(a.data(), 3, 2, 3, b.data(), 16, c.data(), 16), Error);  // odd K
+  EXPECT_THROW(gemm_bf16(a.data(), 4, 2, 4, b.data(), 20, c.data(), 20), Error);  // N % 16
+  EXPECT_THROW(pack_b_bf16(bf.data(), 20, 4, 20, b.data()), Error);
+}
+
+namespace {
+
+struct ConvCase {
+  int64_t ch, k, T;
+  int dilation;
+};
+
+struct RelError {
+  double max, rms;  // max |d| / max |y_fp32|, rms(d) / rms(y_fp32)
+};
+
+// bf16 against fp32 for one Winograd convolution ("same" padding).
+RelError winograd_bf16_error(const ConvCase& c, const TensorView& w, const TensorView& b, const Tensor& x) {
+  const int pad = static_cast<int>(c.dilation * (c.k - 1) / 2);
+  const WinogradTransform& tr = *winograd_for_kernel(c.k);
+  Tensor y32, y16;
+  set_precision(Precision::fp32);
+  conv1d_winograd(x, w, &b, pad, c.dilation, tr, y32);
+  set_precision(Precision::bf16);
+  conv1d_winograd(x, w, &b, pad, c.dilation, tr, y16);
+  set_precision(Precision::fp32);
+  EXPECT_EQ(y16.shape(), y32.shape());
+  double worst = 0, scale = 0, d2 = 0, y2 = 0;
+  for (int64_t i = 0; i < y32.numel(); ++i) {
+    const double d = double(y16[i]) - y32[i];
+    worst = std::max(worst, std::abs(d));
+    scale = std::max(scale, double(std::abs(y32[i])));
+    d2 += d * d;
+    y2 += double(y32[i]) * y32[i];
+  }
+  return {worst / scale, std::sqrt(d2 / y2)};
+}
+
+}  // namespace
+
+TEST(Bf16, WinogradConvolutionWithinBf16ToleranceOfFp32AtGeneratorShapes) {
+  if (!bf16_supported()) GTEST_FAIL() << "this CPU has no AVX512-BF16: the bf16 convolution cannot be checked here";
+  PrecisionGuard guard;
+  for (const ConvCase c : {ConvCase{256, 3, 803, 1}, ConvCase{256, 7, 640, 3}, ConvCase{256, 11, 777, 5},
+                           ConvCase{128, 3, 2411, 5}, ConvCase{128, 7, 1203, 1}, ConvCase{128, 11, 97, 3}}) {
+    const auto wd = randn(static_cast<size_t>(c.ch * c.ch * c.k), 3, 1.0f / std::sqrt(float(c.ch * c.k)));
+    const auto bd = randn(static_cast<size_t>(c.ch), 4);
+    Tensor x({c.ch, c.T});
+    const auto xd = randn(static_cast<size_t>(c.ch * c.T), 6);
+    std::copy(xd.begin(), xd.end(), x.data());
+    const TensorView w{wd.data(), {c.ch, c.ch, c.k}}, b{bd.data(), {c.ch}};
+    const RelError err = winograd_bf16_error(c, w, b, x);
+    SCOPED_TRACE(std::to_string(c.ch) + " ch, k " + std::to_string(c.k) + ", d " + std::to_string(c.dilation));
+    std::printf("winograd bf16 vs fp32, %lld ch, k %lld, d %d: max %.2e, rms %.2e (relative)\n",
+                static_cast<long long>(c.ch), static_cast<long long>(c.k), c.dilation, err.max, err.rms);
+    // Inputs are rounded after the Winograd input transform (entries up to 4-8 at points +-2): the error is
+    // a few bf16 ulps (2^-8 = 3.9e-3) of the output scale, worst single value ~1e-2.
+    EXPECT_LT(err.max, 2e-2);
+    EXPECT_LT(err.rms, 1e-2);
+    EXPECT_GT(err.rms, 1e-6) << "identical to fp32: the bf16 path did not run";
+  }
+}
+
+TEST(Bf16, WeightsPreparedOncePerRegionAndDroppedWithIt) {
+  if (!bf16_supported()) GTEST_FAIL() << "this CPU has no AVX512-BF16";
+  PrecisionGuard guard;
+  const ConvCase c{128, 7, 500, 3};
+  const auto wd = randn(static_cast<size_t>(c.ch * c.ch * c.k), 7, 0.03f), bd = randn(c.ch, 8);
+  Tensor x({c.ch, c.T});
+  const auto xd = randn(static_cast<size_t>(c.ch * c.T), 9);
+  std::copy(xd.begin(), xd.end(), x.data());
+  const TensorView w{wd.data(), {c.ch, c.ch, c.k}}, b{bd.data(), {c.ch}};
+  const WinogradTransform& tr = *winograd_for_kernel(c.k);
+  const int pad = static_cast<int>(c.dilation * (c.k - 1) / 2);
+
+  set_precision(Precision::bf16);
+  Tensor per_call, cached, again;
+  conv1d_winograd(x, w, &b, pad, c.dilation, tr, per_call);  // not in a region: prepared per call
+  int builds = 0;
+  register_weight_region(wd.data(), wd.size() * sizeof(float));
+  conv1d_winograd(x, w, &b, pad, c.dilation, tr, cached);
+  conv1d_winograd(x, w, &b, pad, c.dilation, tr, again);
+  // The cache holds exactly one entry for this weight and kind: a second lookup never builds.
+  const auto entry = cached_weights(wd.data(), "winograd-bf16 F(4,4) " + shape_to_string(w.shape), [&] {
+    ++builds;
+    return std::shared_ptr<const void>();
+  });
+  EXPECT_EQ(builds, 0);
+  EXPECT_NE(entry, nullptr);
+  unregister_weight_region(wd.data());
+  EXPECT_EQ(cached_weights(wd.data(), "anything", [&] {
+              ++builds;
+              return std::shared_ptr<const void>();
+            }),
+            nullptr);
+  EXPECT_EQ(builds, 0) << "outside a region nothing is built or kept";
+  ASSERT_EQ(per_call.shape(), cached.shape());
+  for (int64_t i = 0; i < per_call.numel(); ++i) {
+    ASSERT_EQ(per_call[i], cached[i]) << i;
+    ASSERT_EQ(cached[i], again[i]) << i;
+  }
+}
+
+TEST(Bf16, LinearRowsWithinBf16ToleranceOfFp32AtAlbertShapes) {
+  if (!bf16_supported()) GTEST_FAIL() << "this CPU has no AVX512-BF16";
+  PrecisionGuard guard;
+  struct L {
+    int64_t T, in, out;
+  };
+  for (const L l : {L{22, 768, 768}, L{22, 768, 2048}, L{5, 2048, 768}, L{300, 128, 768}, L{1, 512, 48}}) {
+    const auto wd = randn(static_cast<size_t>(l.out * l.in), 11, 1.0f / std::sqrt(float(l.in)));
+    const auto bd = randn(static_cast<size_t>(l.out), 12);
+    Tensor x({l.T, l.in});
+    const auto xd = randn(static_cast<size_t>(l.T * l.in), 13);
+    std::copy(xd.begin(), xd.end(), x.data());
+    const TensorView w{wd.data(), {l.out, l.in}}, b{bd.data(), {l.out}};
+    Tensor y32, y16;
+    set_precision(Precision::fp32);
+    linear_rows(x, w, &b, y32);
+    set_precision(Precision::bf16);
+    linear_rows(x, w, &b, y16);
+    set_precision(Precision::fp32);
+    ASSERT_EQ(y16.shape(), y32.shape());
+    double worst = 0, scale = 0;
+    for (int64_t i = 0; i < y32.numel(); ++i) {
+      worst = std::max(worst, double(std::abs(y16[i] - y32[i])));
+      scale = std::max(scale, double(std::abs(y32[i])));
+    }
+    SCOPED_TRACE("T " + std::to_string(l.T) + " in " + std::to_string(l.in) + " out " + std::to_string(l.out));
+    EXPECT_LT(worst / scale, 1e-2);
+    EXPECT_GT(worst / scale, 1e-6) << "identical to fp32: the bf16 path did not run";
+  }
+}
