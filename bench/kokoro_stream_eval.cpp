@@ -27,6 +27,7 @@
 #include "bench/stream_metrics.h"
 #include "core/assets.h"
 #include "core/error.h"
+#include "core/parallel.h"
 #include "engine/stream_engine.h"
 #include "engine/synthesizer.h"
 #include "realtime/null_sink.h"
@@ -313,6 +314,8 @@ int main(int argc, char** argv) {
   int limit = 0, threads = 1;
   bool recalibrate = false, diagnose = false;
   std::string pipeline;
+  int profile_words = -1;
+  bool overlap_first = false;
   app.add_option("--model", model, "Model file (default: $KOKORO_MODEL or models/kokoro-v1_0.kokoro)");
   app.add_option("--assets", assets, "Assets directory");
   app.add_option("--voice", voice_name, "Voice")->capture_default_str();
@@ -323,6 +326,12 @@ int main(int argc, char** argv) {
   app.add_option("--pipeline", pipeline,
                  "Instead of the table: time to first audio and RTF of the whole engine (StreamEngine, null sink) "
                  "per sentence, for modes like exact:6,stream:6 (mode:first-segment words)");
+  app.add_flag("--overlap-first", overlap_first,
+               "--pipeline: let the next segment's acoustic model run while the first segment is vocoded "
+               "(StreamOptions::first_segment_first off)");
+  app.add_option("--profile-first", profile_words,
+                 "Instead of the table: the first-audio path step by step (frontend, acoustic model, decoder), run "
+                 "serially per sentence with this many words in the first segment (0: no limit)");
   app.add_flag("--diagnose", diagnose, "Print how far each segment's statistics are from the priors, per layer");
   app.add_flag("--recalibrate", recalibrate, "Recompute the priors even if the cache exists");
   app.add_option("--chunks", chunks, "Chunk sizes in frames (25 ms each), comma-separated")->capture_default_str();
@@ -360,8 +369,64 @@ int main(int argc, char** argv) {
     std::vector<std::string> lines = read_lines(corpus);
     if (limit > 0 && static_cast<size_t>(limit) < lines.size()) lines.resize(limit);
 
+    if (profile_words >= 0) {
+      // Each step of the first-audio path alone, one after the other, on a quiet engine: what TTFA is made of.
+      FrontendOptions pfo = fo;
+      pfo.first_segment_max_words = static_cast<size_t>(profile_words);
+      const Frontend pfe(pfo);
+      const Schedule s = parse_schedule(parse_strings(chunks).front());
+      std::vector<double> fe_ms, ac_ms, fwd_ms, feat_ms, chunk_ms, seg_s;
+      StreamDecoder sd(synth->decoder());
+      std::unique_ptr<NormPolicy> norm = make_norm_policy("prior", priors);
+      for (const std::string& line : lines) {
+        auto t0 = Clock::now();
+        const std::vector<Segment> segs = pfe.segment(line);
+        fe_ms.push_back(ms_since(t0));
+        if (segs.empty()) continue;
+        std::vector<int64_t> ids = tokenize(segs.front().phonemes, vocab);
+        ids.insert(ids.begin(), 0);
+        ids.push_back(0);
+        const float* style = voice.style_for(static_cast<int>(utf8::count_code_points(segs.front().phonemes)));
+        AlignedFeatures feats;
+        t0 = Clock::now();
+        synth->acoustic().forward(ids, style, 1.0f, feats);
+        ac_ms.push_back(ms_since(t0));
+        const int64_t F = feats.frames();
+        seg_s.push_back(F * 0.025);
+        SeededNoise noise(0);
+        Tensor audio, x, cols;
+        t0 = Clock::now();
+        synth->decoder().forward(feats.asr, feats.f0, feats.n, style, noise, audio);
+        fwd_ms.push_back(ms_since(t0));
+        t0 = Clock::now();
+        synth->decoder().features(feats.asr, feats.f0, feats.n, style, x);
+        feat_ms.push_back(ms_since(t0));
+        t0 = Clock::now();
+        sd.begin(style, noise, *norm, F, StreamDecoder::Input::decoder_features);
+        const int64_t m = std::min(s.first, F);
+        copy_columns(x, 0, 2 * m, cols);
+        const int64_t f0_to = std::min<int64_t>(2 * (m + kSourceLeadFrames), 2 * F);
+        sd.push_features(cols, feats.f0.data(), f0_to, m == F, audio);
+        chunk_ms.push_back(ms_since(t0));
+      }
+      auto row = [](const char* step, const std::vector<double>& v) {
+        std::printf("| %s | %.1f | %.1f | %.1f |\n", step, percentile(v, 50), percentile(v, 95), percentile(v, 100));
+      };
+      std::printf("first segment: %d words at most, audio p50 %.2f s; kernel threads %d\n\n", profile_words,
+                  percentile(seg_s, 50), num_threads());
+      std::printf("| step of the first-audio path | p50 ms | p95 ms | max ms |\n| --- | --- | --- | --- |\n");
+      row("frontend: segment() of the sentence", fe_ms);
+      row("acoustic model, first segment", ac_ms);
+      row("exact: Decoder::forward, first segment", fwd_ms);
+      row("stream: Decoder::features, first segment", feat_ms);
+      row(("stream: first chunk (" + std::to_string(s.first) + " frames) incl. look-ahead").c_str(), chunk_ms);
+      return 0;
+    }
     if (!pipeline.empty()) {
       // The engine as kokoro-say runs it: say() each sentence, wait until it has been handed to the sink.
+      std::printf("later segments' acoustic model: %s\n\n",
+                  overlap_first ? "overlapping the first segment's vocoder (--overlap-first)"
+                                : "after the first segment is vocoded (first_segment_first, the default)");
       std::printf("| mode | first-segment words | chunks | policy | TTFA p50 / p95 / max ms | of which acoustic model "
                   "p50 / p95 ms | RTF | utterances that would underrun | prebuffer needed p50 / p95 / max ms |\n"
                   "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
@@ -379,6 +444,7 @@ int main(int argc, char** argv) {
         so.max_chunk_frames = static_cast<int>(s.max);
         so.policy = parse_strings(policies).front();
         so.priors = priors;
+        so.first_segment_first = !overlap_first;
         StreamEngine eng(synth, pfe, voice, sink, EngineVoice{}, mode, so);
         std::vector<double> ttfa;
         double synth_s = 0, audio_s2 = 0;

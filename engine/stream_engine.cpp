@@ -179,6 +179,7 @@ StreamEngineStats StreamEngine::stats() const {
   s.samples_to_sink = samples_to_sink_.load();
   s.chunks = chunks_.load();
   s.flushes = flushes_.load();
+  s.first_segment_holds = first_segment_holds_.load();
   return s;
 }
 
@@ -190,6 +191,22 @@ void StreamEngine::nap() {
 void StreamEngine::wake() {
   std::lock_guard<std::mutex> lock(wake_mutex_);
   wake_cv_.notify_all();
+}
+
+void StreamEngine::mark_first_segment(uint64_t utterance) {
+  update_max(first_segment_done_, utterance);
+  wake();
+}
+
+// Acoustic worker, after an utterance's first segment: waits until the vocoder has computed that segment's
+// audio. False when the utterance went stale (or the engine quits) while waiting.
+bool StreamEngine::wait_first_segment(uint64_t utterance, uint64_t generation) {
+  if (first_segment_done_.load() < utterance) first_segment_holds_.fetch_add(1);
+  while (first_segment_done_.load() < utterance) {
+    if (quit_.load() || stale(generation)) return false;
+    nap();
+  }
+  return true;
 }
 
 void StreamEngine::add_synth_seconds(uint64_t utterance, double seconds) {
@@ -281,6 +298,7 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
   FrameItem item{};
   item.generation = generation;
   item.utterance = id;
+  bool first_segment = true;
   for (size_t begin = 0; begin < text.size();) {
     const size_t end = voice_options_.phoneme_input ? text.size() : piece_end(text, begin, options_.text_piece_bytes);
     const std::string piece = text.substr(begin, end - begin);
@@ -339,6 +357,8 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
       }
       item.kind = FrameItem::segment_end;
       if (!push_frame_item(item)) return;
+      if (first_segment && options_.first_segment_first && !wait_first_segment(id, generation)) return;
+      first_segment = false;
     }
     begin = end;
   }
@@ -420,6 +440,7 @@ void StreamEngine::vocoder_loop() {
         } catch (const std::exception& ex) {
           fail_utterance(item.utterance, ex.what());
         }
+        mark_first_segment(item.utterance);  // also when it failed or went stale: never leave the acoustic worker waiting
         break;
       case FrameItem::utterance_end:
         e.kind = EventItem::utterance_end;
@@ -474,6 +495,7 @@ void StreamEngine::synthesize_segment(uint64_t generation, uint64_t utterance) {
     dec.forward(asr, f0, n, seg_.style.data(), noise, audio);
     add_synth_seconds(utterance, ms_since(t0) / 1e3);
     chunks_.fetch_add(1);
+    mark_first_segment(utterance);  // computed: the acoustic worker may go on (the push may block at playback pace)
     if (!push_audio(audio.data(), audio.numel(), generation)) return;
   } else {
     // The decoder half over the whole segment: exact statistics, and one pass over its 1024-wide weights.
@@ -498,6 +520,7 @@ void StreamEngine::synthesize_segment(uint64_t generation, uint64_t utterance) {
       chunks_.fetch_add(1);
       f += m;
       chunk = std::min<int64_t>(2 * chunk, options_.max_chunk_frames);
+      if (f == F) mark_first_segment(utterance);  // all computed; the push may block at playback pace
       if (!push_audio(audio.data(), audio.numel(), generation)) return;
     }
     add_synth_seconds(utterance, compute_s);

@@ -64,6 +64,7 @@ struct StreamEngineStats {
   uint64_t samples_to_sink = 0;      // samples handed to the sink
   uint64_t chunks = 0;               // vocoder pushes (stream mode) or segments (exact mode)
   uint64_t flushes = 0;              // barge-ins applied by the output thread
+  uint64_t first_segment_holds = 0;    // times the acoustic worker held later segments until the first one was vocoded
 };
 
 class StreamEngine {
@@ -166,8 +167,12 @@ class StreamEngine {
     std::vector<EventItem> words;
   } seg_;
 
+  // The newest utterance whose first segment the vocoder has computed (or given up on): see first_segment_first.
+  std::atomic<uint64_t> first_segment_done_{0};
+  void mark_first_segment(uint64_t utterance);
+  bool wait_first_segment(uint64_t utterance, uint64_t generation);
   std::atomic<uint64_t> frames_produced_{0}, text_bytes_{0}, max_frames_queued_{0}, max_audio_queued_{0},
-      samples_to_sink_{0}, chunks_{0}, flushes_{0};
+      samples_to_sink_{0}, chunks_{0}, flushes_{0}, first_segment_holds_{0};
 
   std::unique_ptr<StreamDecoder> stream_decoder_;  // stream mode; used by the vocoder worker only
   std::thread acoustic_, vocoder_, output_;

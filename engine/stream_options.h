@@ -32,6 +32,13 @@ struct StreamOptions {
   std::string policy = "cumulative";
   std::shared_ptr<const NormPriors> priors;     // for the policies that use priors
 
+  // The acoustic worker holds an utterance's later segments until the vocoder has computed the first
+  // segment's audio (exact mode: the segment; stream mode: its last chunk). On two cores the first-audio path
+  // (and, in stream mode, the chunks right after the first, which must outrun playback) then has the
+  // machine to itself instead of sharing it with the next segment's acoustic model, which is not needed
+  // before the first segment has played (docs/streaming.md, "time to first audio").
+  bool first_segment_first = true;
+
   // Bounds, i.e. back-pressure: how far each stage may run ahead of the next.
   std::size_t frame_ring_frames = 1024;  // aligned frames between the acoustic and the vocoder worker
   double audio_ring_seconds = 1.0;       // audio between the vocoder worker and the sink writer

@@ -11,6 +11,7 @@
 // A watchdog turns a hang into a loud failure.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -23,6 +24,8 @@
 #include "engine/speaker.h"
 #include "engine/stream_engine.h"
 #include "engine/synthesizer.h"
+#include "frontend/utf8.h"
+#include "frontend/vocab.h"
 #include "realtime/playback_queue.h"
 #include "tests/golden_support.h"
 
@@ -286,6 +289,52 @@ TEST(StreamEngine, ExactModeEqualsTheSynthesizerAndEventsLineUp) {
   EXPECT_EQ(seg_starts, segments);
   EXPECT_EQ(words, 8u);  // every word of kText
   EXPECT_NEAR(last_segment_end, want.size() / 24000.0, 1e-9);
+}
+
+// first_segment_first: while the first segment is being vocoded, the acoustic worker leaves the second alone
+// (on two cores it would take compute from the first audio); without it, it runs ahead. Either way the
+// audio is the offline synthesis.
+TEST(StreamEngine, LaterSegmentsWaitForTheFirstSegmentsAudio) {
+  const Engine& e = engine();
+  ASSERT_TRUE(e.synth) << e.error;
+  Watchdog dog(240);
+  size_t segments = 0;
+  const std::vector<float> want = offline_audio(e, kText, 7, &segments);
+  ASSERT_EQ(segments, 2u);
+  const Vocab vocab = Vocab::from_config(e.synth->model().config(), e.synth->model().path());
+  const std::vector<Segment> segs = e.frontend->segment(kText);
+  const SynthesisResult first = e.synth->synthesize(tokenize(segs[0].phonemes, vocab), e.voice, 1.0f,
+                                                    static_cast<int64_t>(utf8::count_code_points(segs[0].phonemes)));
+  const uint64_t first_frames = first.audio.size() / kSamplesPerFrame;
+  const uint64_t all_frames = want.size() / kSamplesPerFrame;
+  ASSERT_LT(first_frames, all_frames);
+
+  for (const bool hold : {true, false}) {
+    SCOPED_TRACE(hold ? "first_segment_first" : "overlapping");
+    RecordingSink sink;
+    Gate gate;
+    StreamOptions so;
+    so.first_segment_first = hold;
+    so.before_chunk = [&] { gate.pass(); };
+    gate.hold();
+    StreamEngine eng(e.synth, e.frontend, e.voice, sink, EngineVoice{1.0f, false, 7, false}, SynthesisMode::exact, so);
+    eng.say(kText);
+    gate.wait_for_waiter();  // the vocoder has the first segment and is stuck before computing it
+    if (hold) {
+      while (eng.stats().first_segment_holds == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      for (int i = 0; i < 10; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      EXPECT_EQ(eng.stats().frames_produced, first_frames) << "the second segment must wait for the first one's audio";
+    } else {
+      while (eng.stats().frames_produced < all_frames) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      EXPECT_EQ(eng.stats().first_segment_holds, 0u);
+    }
+    gate.release();
+    ASSERT_TRUE(eng.wait_idle(100 * kTimeScale));
+    EXPECT_EQ(eng.stats().frames_produced, all_frames);
+    const std::vector<float> got = sink.audio();
+    ASSERT_EQ(got.size(), want.size());
+    EXPECT_TRUE(std::equal(got.begin(), got.end(), want.begin())) << "exact mode must stay the offline synthesis";
+  }
 }
 
 TEST(StreamEngine, StreamModeDeliversEverySampleInChunks) {
