@@ -2,16 +2,17 @@
 // process and one run, on the real weights.
 //
 // Every segment of the corpora (frontend with a 6-word first segment, as kokoro-bench) is synthesized in
-// fp32 and in bf16, with the same noise (SeededNoise 0), in alternating rounds (fp32 first in odd rounds,
-// bf16 first in even ones, so that neither always runs on a warmer cache or a quieter machine). Reported per
-// precision: wall and CPU time of the acoustic model and of the vocoder per second of audio, and RTF; then
-// fidelity, in two parts, since a bf16 acoustic model can move a duration by a frame (durations are
-// rounded), after which two audios are no longer aligned sample by sample:
-//   vocoder  the fp32 acoustic features through the bf16 vocoder vs through the fp32 vocoder: LSD and MCD
-//            (bench/stream_metrics.h, the definitions of kokoro-stream-eval and tools/reference/compare_e2e.py)
-//   all      bf16 acoustic model + bf16 vocoder vs all fp32: how many segments changed their total length
-//            and by how many frames; durations that differ; F0 difference; LSD/MCD on the segments of equal
-//            length.
+// fp32, bf16 and bf16-all, with the same noise (SeededNoise 0), in rounds that rotate the order (so that
+// none always runs on a warmer cache or a quieter machine). Reported per precision: wall and CPU time of the
+// acoustic model and of the vocoder per second of audio, and RTF; then fidelity against fp32:
+//   bf16      the acoustic model runs in fp32, so the features are the fp32 ones and the audio aligns
+//             sample by sample: LSD and MCD (bench/stream_metrics.h, the definitions of kokoro-stream-eval
+//             and tools/reference/compare_e2e.py)
+//   bf16-all  a bf16 acoustic model can move a duration by a frame (durations are rounded), after which the
+//             audios no longer align: segments that changed length, durations that differ, F0 difference,
+//             and LSD/MCD on the segments of equal length. For scale, the same measures for fp32 audio whose
+//             F0 curve was only multiplied by 1.0005 (0.1 Hz at 200 Hz): the vocoder integrates F0 into the
+//             phase of its harmonic source, so a tiny F0 change alone moves the waveform.
 //
 //   kokoro-precision-eval --corpus short,medium --threads 2 --rounds 2
 #include <CLI/CLI.hpp>
@@ -137,14 +138,19 @@ int main(int argc, char** argv) {
     }
     if (segs.empty()) throw Error("kokoro-precision-eval: no segments");
 
-    // Warm-up in both precisions (first touch of weights; bf16's once-per-model weight preparation).
+    // Warm-up in every precision (first touch of weights; bf16's once-per-model weight preparation).
     const std::vector<Segment_> first(segs.begin(), segs.begin() + 1);
-    for (Precision p : {Precision::fp32, Precision::bf16}) {
+    const Precision precs[3] = {Precision::fp32, Precision::bf16, Precision::bf16_all};
+    for (Precision p : precs) {
       set_precision(p);
       run_all(synth, first, nullptr);
     }
 
-    std::vector<std::vector<float>> audio32(segs.size()), audio16(segs.size());
+    std::vector<std::vector<float>> audio[3];
+    for (auto& a : audio) a.resize(segs.size());
+    const auto& audio32 = audio[0];
+    const auto& audio16 = audio[1];
+    const auto& audio16all = audio[2];
     nlohmann::json j;
     j["threads"] = threads;
     j["segments"] = segs.size();
@@ -153,14 +159,14 @@ int main(int argc, char** argv) {
                 corpora.c_str(), threads, loadavg_1m());
     std::printf("%-6s %-5s %10s %14s %14s %8s %8s\n", "round", "prec", "audio s", "acoustic ms/s", "vocoder ms/s",
                 "RTF", "CPU RTF");
-    double sum[2] = {0, 0};
+    double sum[3] = {0, 0, 0};
     for (int round = 0; round < rounds; ++round)
-      for (int k = 0; k < 2; ++k) {
-        const Precision p = (k == round % 2) ? Precision::fp32 : Precision::bf16;
+      for (int k = 0; k < 3; ++k) {
+        const int which = (k + round) % 3;
+        const Precision p = precs[which];
         set_precision(p);
-        const bool is32 = p == Precision::fp32;
-        const Timing t = run_all(synth, segs, round == 0 ? (is32 ? &audio32 : &audio16) : nullptr);
-        sum[is32 ? 0 : 1] += t.rtf();
+        const Timing t = run_all(synth, segs, round == 0 ? &audio[which] : nullptr);
+        sum[which] += t.rtf();
         std::printf("%-6d %-5s %10.2f %14.1f %14.1f %8.3f %8.3f\n", round + 1, precision_name(p), t.audio_s,
                     1e3 * t.acoustic_s / t.audio_s, 1e3 * t.vocoder_s / t.audio_s, t.rtf(), t.cpu_s / t.audio_s);
         j["runs"].push_back({{"round", round + 1}, {"precision", precision_name(p)}, {"audio_s", t.audio_s},
@@ -169,11 +175,18 @@ int main(int argc, char** argv) {
                              {"rtf_cpu", t.cpu_s / t.audio_s}});
       }
     set_precision(Precision::fp32);
-    const double rtf32 = sum[0] / rounds, rtf16 = sum[1] / rounds;
-    std::printf("mean RTF fp32 %.3f  bf16 %.3f  speed-up %.2fx\n", rtf32, rtf16, rtf32 / rtf16);
+    const double rtf32 = sum[0] / rounds, rtf16 = sum[1] / rounds, rtf16all = sum[2] / rounds;
+    std::printf("mean RTF fp32 %.3f  bf16 %.3f (%.2fx)  bf16-all %.3f (%.2fx)\n", rtf32, rtf16, rtf32 / rtf16,
+                rtf16all, rtf32 / rtf16all);
 
     // Fidelity (untimed).
-    std::vector<double> lsd_v, mcd_v, lsd_a, mcd_a, f0_diff;
+    std::vector<double> lsd_v, mcd_v, lsd_a, mcd_a, f0_diff, lsd_f0, mcd_f0;
+    for (size_t i = 0; i < segs.size(); ++i) {
+      if (audio16[i].size() != audio32[i].size())
+        throw Error("kokoro-precision-eval: bf16 changed a segment's length (its acoustic model must stay fp32)");
+      lsd_v.push_back(log_spectral_distance_db(audio16[i], audio32[i]));
+      mcd_v.push_back(mel_cepstral_distortion_db(audio16[i], audio32[i]));
+    }
     int changed_length = 0, durations_differ = 0, durations_total = 0;
     double frames_moved = 0;
     for (size_t i = 0; i < segs.size(); ++i) {
@@ -181,44 +194,50 @@ int main(int argc, char** argv) {
       AlignedFeatures f32, f16;
       set_precision(Precision::fp32);
       synth.acoustic().forward(s.ids, s.style.data(), 1.0f, f32);
-      set_precision(Precision::bf16);
+      set_precision(Precision::bf16_all);
       synth.acoustic().forward(s.ids, s.style.data(), 1.0f, f16);
-      SeededNoise noise(0);
-      Tensor voc16;
-      synth.decoder().forward(f32.asr, f32.f0, f32.n, s.style.data(), noise, voc16);
       set_precision(Precision::fp32);
-      const std::vector<float> v16(voc16.data(), voc16.data() + voc16.numel());
-      lsd_v.push_back(log_spectral_distance_db(v16, audio32[i]));
-      mcd_v.push_back(mel_cepstral_distortion_db(v16, audio32[i]));
       for (size_t t = 0; t < f32.durations.size(); ++t) durations_differ += f32.durations[t] != f16.durations[t];
       durations_total += static_cast<int>(f32.durations.size());
-      if (audio16[i].size() != audio32[i].size()) {
+      if (audio16all[i].size() != audio32[i].size()) {
         ++changed_length;
         frames_moved += std::abs(f16.frames() - f32.frames());
         continue;
       }
+      {
+        Tensor f0 = f32.f0, moved;
+        for (int64_t t = 0; t < f0.numel(); ++t) f0[t] *= 1.0005f;
+        SeededNoise noise(0);
+        synth.decoder().forward(f32.asr, f0, f32.n, s.style.data(), noise, moved);
+        const std::vector<float> m(moved.data(), moved.data() + moved.numel());
+        lsd_f0.push_back(log_spectral_distance_db(m, audio32[i]));
+        mcd_f0.push_back(mel_cepstral_distortion_db(m, audio32[i]));
+      }
       double d2 = 0;
       for (int64_t t = 0; t < f32.f0.numel(); ++t) d2 += double(f16.f0[t] - f32.f0[t]) * (f16.f0[t] - f32.f0[t]);
       f0_diff.push_back(std::sqrt(d2 / f32.f0.numel()));
-      lsd_a.push_back(log_spectral_distance_db(audio16[i], audio32[i]));
-      mcd_a.push_back(mel_cepstral_distortion_db(audio16[i], audio32[i]));
+      lsd_a.push_back(log_spectral_distance_db(audio16all[i], audio32[i]));
+      mcd_a.push_back(mel_cepstral_distortion_db(audio16all[i], audio32[i]));
     }
     auto stats = [](const std::vector<double>& v) {
       return nlohmann::json{{"mean", mean(v)}, {"p95", percentile(v, 95)}, {"max", percentile(v, 100)}, {"n", v.size()}};
     };
-    std::printf("vocoder only (fp32 features): LSD mean %.3f dB, p95 %.3f, max %.3f;  MCD mean %.3f dB, p95 %.3f, "
+    std::printf("bf16 (acoustic model fp32, same features): LSD mean %.3f dB, p95 %.3f, max %.3f;  MCD mean %.3f dB, p95 %.3f, "
                 "max %.3f\n", mean(lsd_v), percentile(lsd_v, 95), percentile(lsd_v, 100), mean(mcd_v),
                 percentile(mcd_v, 95), percentile(mcd_v, 100));
-    std::printf("all bf16: %d of %zu segments changed length (%.0f frames in all); %d of %d durations differ;\n"
+    std::printf("bf16-all: %d of %zu segments changed length (%.0f frames in all); %d of %d durations differ;\n"
                 "  on the %zu of equal length: F0 rms difference mean %.2f Hz, LSD mean %.3f dB (max %.3f), MCD mean "
                 "%.3f dB (max %.3f)\n",
                 changed_length, segs.size(), frames_moved, durations_differ, durations_total, lsd_a.size(),
                 mean(f0_diff), mean(lsd_a), percentile(lsd_a, 100), mean(mcd_a), percentile(mcd_a, 100));
+    std::printf("  for scale, fp32 with F0 x 1.0005 on the same segments: LSD mean %.3f dB (max %.3f), MCD mean %.3f dB "
+                "(max %.3f)\n", mean(lsd_f0), percentile(lsd_f0, 100), mean(mcd_f0), percentile(mcd_f0, 100));
+    j["fp32_f0_x1.0005"] = {{"lsd_db", stats(lsd_f0)}, {"mcd_db", stats(mcd_f0)}};
     j["rtf_fp32"] = rtf32;
     j["rtf_bf16"] = rtf16;
-    j["speedup"] = rtf32 / rtf16;
-    j["vocoder_only"] = {{"lsd_db", stats(lsd_v)}, {"mcd_db", stats(mcd_v)}};
-    j["all_bf16"] = {{"segments_changed_length", changed_length}, {"frames_moved", frames_moved},
+    j["rtf_bf16_all"] = rtf16all;
+    j["bf16"] = {{"lsd_db", stats(lsd_v)}, {"mcd_db", stats(mcd_v)}};
+    j["bf16_all"] = {{"segments_changed_length", changed_length}, {"frames_moved", frames_moved},
                      {"durations_differ", durations_differ}, {"durations", durations_total},
                      {"f0_rms_diff_hz", stats(f0_diff)}, {"lsd_db_equal_length", stats(lsd_a)},
                      {"mcd_db_equal_length", stats(mcd_a)}};

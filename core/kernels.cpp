@@ -85,7 +85,7 @@ void linear_rows(const Tensor& x, const TensorView& w, const TensorView* bias, T
   if (w.dim(1) != x.dim(1)) throw Error("linear: weight " + shape_to_string(w.shape) + " vs input " + shape_to_string(x.shape()));
   const int64_t out = w.dim(0), T = x.dim(0);
   y.resize({T, out});
-  if (precision() == Precision::bf16 && out % 16 == 0 && w.dim(1) % 2 == 0 && T > 0)
+  if (kernel_precision() != Precision::fp32 && out % 16 == 0 && w.dim(1) % 2 == 0 && T > 0)
     return linear_rows_bf16(x, w, bias, y);
   // Blocks of output features: each task multiplies by its own slice of W (ALBERT: T ~ 20-500 rows).
   const int64_t blocks = double(out) * x.dim(1) * T < kParallelMacs ? 1 : std::min<int64_t>(out / 64, 2 * num_threads());

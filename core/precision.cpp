@@ -10,7 +10,7 @@ namespace kokoro {
 namespace {
 
 void require_supported(Precision p, const std::string& origin) {
-  if (p == Precision::bf16 && !bf16_supported())
+  if (p != Precision::fp32 && !bf16_supported())
     throw Error(origin + ": bf16 needs AVX512-BF16 (avx512_bf16 in /proc/cpuinfo and a build with -march=native "
                 "on such a CPU); use fp32");
 }
@@ -45,10 +45,13 @@ bool bf16_supported() {
 Precision parse_precision(const std::string& name, const std::string& what) {
   if (name == "fp32") return Precision::fp32;
   if (name == "bf16") return Precision::bf16;
-  throw Error(what + ": unknown precision '" + name + "' (expected fp32 or bf16)");
+  if (name == "bf16-all") return Precision::bf16_all;
+  throw Error(what + ": unknown precision '" + name + "' (expected fp32, bf16 or bf16-all)");
 }
 
-const char* precision_name(Precision p) { return p == Precision::bf16 ? "bf16" : "fp32"; }
+const char* precision_name(Precision p) {
+  return p == Precision::bf16 ? "bf16" : p == Precision::bf16_all ? "bf16-all" : "fp32";
+}
 
 void set_precision(Precision p) {
   require_supported(p, "set_precision");
@@ -56,5 +59,14 @@ void set_precision(Precision p) {
 }
 
 Precision precision() { return static_cast<Precision>(current().load(std::memory_order_relaxed)); }
+
+namespace {
+thread_local int t_override = -1;  // -1: none
+}
+
+Precision kernel_precision() { return t_override >= 0 ? static_cast<Precision>(t_override) : precision(); }
+
+ScopedKernelPrecision::ScopedKernelPrecision(Precision p) : saved_(t_override) { t_override = static_cast<int>(p); }
+ScopedKernelPrecision::~ScopedKernelPrecision() { t_override = saved_; }
 
 }  // namespace kokoro

@@ -9,12 +9,17 @@
 
 namespace kokoro {
 
-enum class Precision { fp32, bf16 };
+// fp32:     everything in fp32 (the reference's arithmetic; golden-tested).
+// bf16:     the vocoder's convolutions (decoder + generator) in bf16; the acoustic model stays fp32, so
+//           durations and F0 are exactly the fp32 ones and only the vocoder's own rounding shows.
+// bf16_all: also the acoustic model (ALBERT's linear layers, the prosody convolutions): a faster text side,
+//           but a duration can move by a frame now and then (durations are rounded sums).
+enum class Precision { fp32, bf16, bf16_all };
 
 // True when this binary was compiled with AVX512-BF16 and the CPU reports it.
 bool bf16_supported();
 
-// "fp32" / "bf16" -> Precision; anything else throws, naming `what` (e.g. "--precision").
+// "fp32" / "bf16" / "bf16-all" -> Precision; anything else throws, naming `what` (e.g. "--precision").
 Precision parse_precision(const std::string& name, const std::string& what);
 const char* precision_name(Precision p);
 
@@ -22,5 +27,22 @@ const char* precision_name(Precision p);
 void set_precision(Precision p);
 // The current setting; the first call reads KOKORO_PRECISION (throws on an unknown or unsupported value).
 Precision precision();
+
+// What the kernels of the calling thread use now: the setting, unless a ScopedKernelPrecision overrides it.
+// Kernels only ask whether it is fp32 (bf16 and bf16_all mean the same to a kernel).
+Precision kernel_precision();
+
+// Overrides kernel_precision() on this thread for its lifetime (the acoustic model runs its kernels in
+// fp32 unless the setting is bf16_all). Kernels decide on their calling thread, before any parallel task.
+class ScopedKernelPrecision {
+ public:
+  explicit ScopedKernelPrecision(Precision p);
+  ~ScopedKernelPrecision();
+  ScopedKernelPrecision(const ScopedKernelPrecision&) = delete;
+  ScopedKernelPrecision& operator=(const ScopedKernelPrecision&) = delete;
+
+ private:
+  int saved_;
+};
 
 }  // namespace kokoro

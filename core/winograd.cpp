@@ -262,7 +262,7 @@ void conv1d_winograd(const Tensor& x, const TensorView& w, const TensorView* bia
   // bf16: U transformed and packed once per model (core/weight_cache.h); per call for weights outside a
   // model file. fp32: transformed per call (the fp32 path and its golden results are unchanged).
   const int64_t gci = groups * ci;
-  const bool bf16 = precision() == Precision::bf16 && co % 16 == 0 && gci % 2 == 0;
+  const bool bf16 = kernel_precision() != Precision::fp32 && co % 16 == 0 && gci % 2 == 0;
   std::shared_ptr<const std::vector<bf16_t>> Ub;
   float* U = nullptr;
   if (bf16) {

@@ -39,6 +39,7 @@ struct PrecisionGuard {
 TEST(Precision, ParsesNamesAndRejectsOthers) {
   EXPECT_EQ(parse_precision("fp32", "--precision"), Precision::fp32);
   EXPECT_EQ(parse_precision("bf16", "--precision"), Precision::bf16);
+  EXPECT_EQ(parse_precision("bf16-all", "--precision"), Precision::bf16_all);
   try {
     parse_precision("fp16", "--precision");
     FAIL() << "fp16 accepted";
@@ -46,6 +47,21 @@ TEST(Precision, ParsesNamesAndRejectsOthers) {
     EXPECT_NE(std::string(e.what()).find("--precision: unknown precision 'fp16'"), std::string::npos) << e.what();
   }
   EXPECT_EQ(precision(), Precision::fp32) << "fp32 must be the default (KOKORO_PRECISION unset in tests)";
+}
+
+TEST(Precision, ScopeOverridesTheKernelsPrecisionOnItsThreadOnly) {
+  EXPECT_EQ(kernel_precision(), Precision::fp32);
+  {
+    const ScopedKernelPrecision outer(Precision::bf16);
+    EXPECT_EQ(kernel_precision(), Precision::bf16);
+    EXPECT_EQ(precision(), Precision::fp32) << "the setting itself is untouched";
+    {
+      const ScopedKernelPrecision inner(Precision::fp32);
+      EXPECT_EQ(kernel_precision(), Precision::fp32);
+    }
+    EXPECT_EQ(kernel_precision(), Precision::bf16);
+  }
+  EXPECT_EQ(kernel_precision(), Precision::fp32);
 }
 
 TEST(Precision, Bf16OnlyWhereTheCpuHasIt) {

@@ -23,9 +23,10 @@ void add_speech_options(CLI::App& app, SpeechOptions& o) {
   app.add_option("--assets", o.assets, "Assets directory (default: $KOKORO_ASSETS or ../shared/assets)");
   app.add_option("--threads", o.threads, "Compute threads")->check(CLI::Range(1, 64))->capture_default_str();
   app.add_option("--precision", o.precision,
-                 "Arithmetic of the largest products: fp32 (default, identical to the reference) or bf16 (AVX512-BF16 "
-                 "CPUs only; faster, see docs/benchmarks.md for its fidelity). Default: $KOKORO_PRECISION, then fp32")
-      ->check(CLI::IsMember({"fp32", "bf16"}));
+                 "Arithmetic of the largest products: fp32 (default, identical to the reference), bf16 (vocoder "
+                 "convolutions in bf16, AVX512-BF16 CPUs only, ~1.6x faster) or bf16-all (the acoustic model too; "
+                 "docs/benchmarks.md has their fidelity). Default: $KOKORO_PRECISION, then fp32")
+      ->check(CLI::IsMember({"fp32", "bf16", "bf16-all"}));
   app.add_option("--seed", o.seed, "Noise seed (same seed, same audio)")->capture_default_str();
   app.add_option("--first-words", o.first_words, "Words in the first segment of an utterance (0: no limit)")->capture_default_str();
   app.add_option("--resample", o.resample, "Resampling quality to the device rate: best, medium, fastest, linear")

@@ -28,7 +28,7 @@ struct SpeechOptions {
   bool phonemes_in = false;
   std::string resample = "medium";
   std::string mode = "exact";  // exact | stream (engine/stream_options.h)
-  std::string precision;       // fp32 | bf16; empty: $KOKORO_PRECISION, then fp32 (core/precision.h)
+  std::string precision;       // fp32 | bf16 | bf16-all; empty: $KOKORO_PRECISION, then fp32 (core/precision.h)
 };
 
 // Adds --voice --speed --lang --mode --model --assets --threads --precision --seed --first-words --phonemes-in
