@@ -1,6 +1,7 @@
 // The JACK sink as a user runs it: a real jackd (dummy driver, 48 kHz, 256-frame periods) started per
 // test, our sink connected to a capture client of the test, a 440 Hz sine written at 24 kHz. Checks that
-// every sample arrives (bit-exact against the same resampling done offline), xruns and underruns stay 0,
+// every sample arrives (bit-exact against the same resampling done offline), underruns stay 0 and no
+// client is late (test::expect_no_client_xruns: only the dummy driver's own late timer may cause an xrun),
 // buffer-size changes are followed, barge-in silences within one period, and a killed server gives a
 // clean error instead of a hang. Also PortAudio through its JACK host API against the same kind of server.
 #include <gtest/gtest.h>
@@ -22,6 +23,7 @@ namespace {
 using test::JackCapture;
 using test::JackTestServer;
 using test::Watchdog;
+using test::expect_no_client_xruns;
 
 constexpr int kRate = 48000;
 constexpr int kPeriod = 256;
@@ -95,8 +97,8 @@ TEST(JackSink, SineArrivesSampleExactOnBothPortsWithoutXruns) {
   EXPECT_NEAR(test::rms(body, body_n), 0.5 / std::sqrt(2.0), 0.002);
 
   const SinkStats s = sink.stats();
-  EXPECT_EQ(s.xruns, 0u);
-  EXPECT_EQ(capture.xruns(), 0u);
+  expect_no_client_xruns(s.xruns, server, "JackSink");
+  expect_no_client_xruns(capture.xruns(), server, "capture client");
   EXPECT_EQ(s.underruns, 0u);
   EXPECT_EQ(s.frames_written, signal.size());
   EXPECT_EQ(s.frames_played, expected.size());
@@ -186,7 +188,7 @@ TEST(JackSink, FlushSilencesWithinOnePeriodAndPlaysTheNextUtterance) {
   const SinkStats s = sink.stats();
   EXPECT_EQ(s.flushes, 1u);
   EXPECT_EQ(s.underruns, 0u);
-  EXPECT_EQ(s.xruns, 0u);
+  expect_no_client_xruns(s.xruns, server, "JackSink");
 }
 
 // The server dies while we speak: write() must throw a clear error quickly, and closing must not hang.
@@ -263,8 +265,8 @@ TEST(PortAudioThroughJack, SineArrivesSampleExactWithoutUnderruns) {
   EXPECT_EQ(m.mismatches, 0u);
   const SinkStats s = sink.stats();
   EXPECT_EQ(s.underruns, 0u);
-  EXPECT_EQ(s.xruns, 0u);
-  EXPECT_EQ(capture.xruns(), 0u);
+  expect_no_client_xruns(s.xruns, server, "JackSink");
+  expect_no_client_xruns(capture.xruns(), server, "capture client");
   print_measurements("PortAudio (JACK host API), 48 kHz / 256 frames", s);
 }
 
