@@ -191,6 +191,28 @@ TEST(JackSink, FlushSilencesWithinOnePeriodAndPlaysTheNextUtterance) {
   expect_no_client_xruns(s.xruns, server, "JackSink", s.worst_callback_ns / 1e3, 1e6 * s.period_frames / kRate);
 }
 
+// The classification the xrun checks rely on, on log lines as jackd 1.9.21 writes them.
+TEST(JackXrunAccount, ALateClientAloneIsBlamedAStallOfTheWholeGraphIsNot) {
+  const std::string late = "JackEngine::XRun: client = kokoro was not finished, state = Triggered\n";
+  const std::string canary = "JackEngine::XRun: client = kokoro-capture was not finished, state = Triggered\n";
+  const std::string driver = "JackTimedDriver::Process XRun = 3812 usec\n";
+  auto a = test::classify_jack_xruns("Jack: starting\n" + late + "other line\n");
+  EXPECT_EQ(a.client_late, 1u);
+  EXPECT_EQ(a.stalled, 0u);
+  a = test::classify_jack_xruns(late + driver);  // the server itself woke 3.8 ms late in that cycle
+  EXPECT_EQ(a.client_late, 0u);
+  EXPECT_EQ(a.stalled, 1u);
+  EXPECT_EQ(a.driver_late, 1u);
+  a = test::classify_jack_xruns(late + canary);  // even the copy-only capture client was late
+  EXPECT_EQ(a.client_late, 0u);
+  EXPECT_EQ(a.stalled, 2u);
+  a = test::classify_jack_xruns(late + "other line\n" + canary);  // two separate events: ours was late alone
+  EXPECT_EQ(a.client_late, 1u);
+  EXPECT_EQ(a.stalled, 1u);
+  a = test::classify_jack_xruns("Jack: nothing happened\n");
+  EXPECT_EQ(a.client_late + a.stalled + a.driver_late, 0u);
+}
+
 // The server dies while we speak: write() must throw a clear error quickly, and closing must not hang.
 void kill_server_mid_stream(int sig) {
   Watchdog watchdog(60, "JACK server-kill test");
