@@ -21,6 +21,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "bench/process_stats.h"
 #include "bench/bench_report.h"
 #include "bench/bench_runner.h"
 #include "bench/gemm_peak.h"
@@ -36,32 +37,6 @@ namespace {
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-double peak_rss_mb() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_maxrss / 1024.0;  // kB on Linux
-}
-
-double cpu_seconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_utime.tv_sec + u.ru_utime.tv_usec / 1e6 + u.ru_stime.tv_sec + u.ru_stime.tv_usec / 1e6;
-}
-
-double loadavg_1m() {
-  std::ifstream f("/proc/loadavg");
-  double v = 0;
-  f >> v;
-  return v;
-}
-
-double current_rss_mb() {
-  std::ifstream f("/proc/self/statm");
-  long pages = 0, resident = 0;
-  f >> pages >> resident;
-  return resident * 4096.0 / (1024.0 * 1024.0);
 }
 
 // One item per non-empty line, or the whole file as one item.

@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "bench/process_stats.h"
 #include "bench/stream_metrics.h"
 #include "core/assets.h"
 #include "core/error.h"
@@ -42,17 +43,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double s_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-double cpu_seconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_utime.tv_sec + u.ru_utime.tv_usec / 1e6 + u.ru_stime.tv_sec + u.ru_stime.tv_usec / 1e6;
-}
-double loadavg_1m() {
-  std::ifstream f("/proc/loadavg");
-  double v = 0;
-  f >> v;
-  return v;
-}
 
 struct Segment_ {
   std::string corpus;
