@@ -20,6 +20,8 @@ struct Totals {
   std::array<double, kStageCount> flops{};
   std::vector<double> ttfa;
   size_t segments = 0;
+  size_t dry_utterances = 0;  // utterances that would have run dry on a real-time device
+  double dry_ms = 0, max_dry_ms = 0;
 };
 
 Totals totals(const std::vector<const CorpusResult*>& corpora, const ModelFile& model) {
@@ -30,6 +32,9 @@ Totals totals(const std::vector<const CorpusResult*>& corpora, const ModelFile& 
       t.audio_s += u.audio_s;
       t.frontend_ms += u.frontend_ms;
       t.ttfa.push_back(u.ttfa_ms);
+      if (u.underruns > 0) ++t.dry_utterances;
+      t.dry_ms += u.dry_ms;
+      t.max_dry_ms = std::max(t.max_dry_ms, u.dry_ms);
       for (const SegmentMeasure& s : u.segments) {
         t.stages += s.stages;
         const auto f = stage_flops(model, s.tokens, s.frames);
@@ -56,6 +61,9 @@ nlohmann::json summary(const Totals& t) {
   j["ttfa_ms_p50"] = percentile(t.ttfa, 50);
   j["ttfa_ms_p95"] = percentile(t.ttfa, 95);
   j["ttfa_ms_max"] = percentile(t.ttfa, 100);
+  j["dry_utterances"] = t.dry_utterances;  // would have run dry on a real-time device
+  j["dry_ms_total"] = t.dry_ms;
+  j["dry_ms_max_per_utterance"] = t.max_dry_ms;
   return j;
 }
 
@@ -123,11 +131,12 @@ std::string to_table(const BenchResult& r, const ModelFile& model) {
                 "CPU time %.2f s for %.2f s of audio (CPU RTF %.3f, all threads); load average %.2f before, %.2f after\n\n",
                 r.cpu_s, t.audio_s, t.audio_s > 0 ? r.cpu_s / t.audio_s : 0.0, r.loadavg_before, r.loadavg_after);
   o << line;
-  o << "corpus     utts  segs   audio s   compute s     RTF   TTFA p50   p95      max (ms)\n";
+  o << "corpus     utts  segs   audio s   compute s     RTF   TTFA p50   p95      max (ms)   ran dry  dry ms (max)\n";
   auto row = [&](const std::string& name, const Totals& c) {
-    std::snprintf(line, sizeof line, "%-9s %5zu %5zu %9.2f %11.3f %7.3f %9.1f %6.1f %8.1f\n", name.c_str(), c.ttfa.size(),
-                  c.segments, c.audio_s, c.compute_ms / 1e3, c.audio_s > 0 ? c.compute_ms / 1e3 / c.audio_s : 0.0,
-                  percentile(c.ttfa, 50), percentile(c.ttfa, 95), percentile(c.ttfa, 100));
+    std::snprintf(line, sizeof line, "%-9s %5zu %5zu %9.2f %11.3f %7.3f %9.1f %6.1f %8.1f %9zu %7.0f (%.0f)\n", name.c_str(),
+                  c.ttfa.size(), c.segments, c.audio_s, c.compute_ms / 1e3,
+                  c.audio_s > 0 ? c.compute_ms / 1e3 / c.audio_s : 0.0, percentile(c.ttfa, 50), percentile(c.ttfa, 95),
+                  percentile(c.ttfa, 100), c.dry_utterances, c.dry_ms, c.max_dry_ms);
     o << line;
   };
   for (const auto& c : r.corpora) row(c.name, totals({&c}, model));

@@ -10,7 +10,7 @@
 #include "core/error.h"
 #include "engine/stream_engine.h"
 #include "frontend/utf8.h"
-#include "realtime/null_sink.h"
+#include "bench/simulated_device.h"
 #include "vocoder/noise.h"
 
 namespace kokoro::bench {
@@ -54,7 +54,13 @@ class ExactRunner : public Runner {
       timer.start();
       const SynthesisResult r = synth_->synthesize(ids, voice_, options_.speed, n_phonemes, &noise, &timer.trace());
       timer.stop();
-      if (first) m.ttfa_ms = ms_between(t0, Clock::now());
+      const double ready_ms = ms_between(t0, Clock::now());
+      if (first) {
+        m.ttfa_ms = ready_ms;
+      } else if (const double due_ms = m.ttfa_ms + m.dry_ms + m.audio_s * 1e3; ready_ms > due_ms + 1.0) {
+        ++m.underruns;  // this segment arrives after the previous ones have played
+        m.dry_ms += ready_ms - due_ms;
+      }
       first = false;
       SegmentMeasure s;
       s.tokens = static_cast<int64_t>(ids.size()) + 2;
@@ -83,16 +89,16 @@ class ExactRunner : public Runner {
   RunnerOptions options_;
 };
 
-// The streaming engine (engine/stream_engine.h) in stream mode onto a null sink, which takes audio as fast as
-// it comes: TTFA is the engine's own first_audio_ms (say() to the first samples handed to the sink), compute
-// time is say() to the utterance's report. The engine's stages run on three threads at once, so per-stage
-// times are not split here (they stay zero in the table).
-class StreamRunner : public Runner {
+// The streaming engine (engine/stream_engine.h) in a given mode onto a simulated real-time device: TTFA is the
+// engine's own first_audio_ms (say() to the first samples handed to the sink), compute time is say() to the
+// utterance's report. The engine's stages run on three threads at once, so per-stage times are not split here
+// (they stay zero in the table).
+class EngineRunner : public Runner {
  public:
-  StreamRunner(std::shared_ptr<const Synthesizer> synth, const std::string& assets_dir, const RunnerOptions& o)
-      : sink_(SinkOptions{}),
-        engine_(synth, std::make_shared<const Frontend>(make_frontend_options(assets_dir, o)),
-                VoicePack::resolve(o.voice, assets_dir), sink_, engine_voice(o), SynthesisMode::stream, StreamOptions{}) {
+  EngineRunner(std::shared_ptr<const Synthesizer> synth, const std::string& assets_dir, const RunnerOptions& o,
+               SynthesisMode mode, StreamOptions stream)
+      : engine_(synth, std::make_shared<const Frontend>(make_frontend_options(assets_dir, o)),
+                VoicePack::resolve(o.voice, assets_dir), sink_, engine_voice(o), mode, std::move(stream)) {
     engine_.on_report([this](const UtteranceReport& r) {
       std::lock_guard<std::mutex> lock(mutex_);
       if (pending_) {
@@ -114,9 +120,12 @@ class StreamRunner : public Runner {
     const UtteranceReport r = done.get();
     UtteranceMeasure m;
     m.compute_ms = ms_between(t0, Clock::now());
-    if (!r.error.empty()) throw Error("stream mode: " + r.error);
+    if (!r.error.empty()) throw Error(std::string(to_string(engine_.mode())) + " mode: " + r.error);
     m.ttfa_ms = r.first_audio_ms;
     m.audio_s = r.audio_seconds;
+    const DryRun dry = sink_.take();
+    m.underruns = dry.underruns;
+    m.dry_ms = dry.dry_ms;
     SegmentMeasure s;  // totals only; see above
     m.segments.assign(r.segments, s);
     return m;
@@ -136,7 +145,7 @@ class StreamRunner : public Runner {
     return v;
   }
 
-  NullSink sink_;
+  SimulatedDeviceSink sink_;
   StreamEngine engine_;
   std::mutex mutex_;
   std::optional<std::promise<UtteranceReport>> pending_;
@@ -147,8 +156,14 @@ class StreamRunner : public Runner {
 std::unique_ptr<Runner> make_runner(const std::string& mode, std::shared_ptr<const Synthesizer> synth,
                                     const std::string& assets_dir, const RunnerOptions& options) {
   if (mode == "exact") return std::make_unique<ExactRunner>(std::move(synth), assets_dir, options);
-  if (mode == "stream") return std::make_unique<StreamRunner>(std::move(synth), assets_dir, options);
-  throw Error("kokoro-bench: unknown mode \"" + mode + "\" (exact or stream)");
+  if (mode == "engine-exact")
+    return std::make_unique<EngineRunner>(std::move(synth), assets_dir, options, SynthesisMode::exact, StreamOptions{});
+  if (mode == "slice")
+    return std::make_unique<EngineRunner>(std::move(synth), assets_dir, options, SynthesisMode::slice, StreamOptions{});
+  if (mode == "stream")  // the stream settings kokoro-say uses (the voice's priors when calibrated)
+    return std::make_unique<EngineRunner>(std::move(synth), assets_dir, options, SynthesisMode::stream,
+                                          recommended_stream_options(options.voice));
+  throw Error("kokoro-bench: unknown mode \"" + mode + "\" (exact, engine-exact, slice, stream)");
 }
 
 }  // namespace kokoro::bench

@@ -102,16 +102,19 @@ int main(int argc, char** argv) {
   std::string mode = "exact", corpora = "short,medium,long,passage", corpus_dir = std::string(KOKORO_SOURCE_DIR) + "/bench/corpus";
   std::string model_path, assets, plot_dir, json_file, voice = "af_heart";
   int repeat = 3, threads = num_threads(), text_runs = 20;
-  size_t first_words = 6;
+  size_t first_words = 0;
   std::string phoneme_file, precision_opt;
   bool json = false, no_peak = false;
-  app.add_option("--mode", mode, "exact (whole segments) or stream (when the streaming engine exists)")->capture_default_str();
+  app.add_option("--mode", mode,
+                 "exact (Synthesizer per segment, stages split), engine-exact, slice or stream (the streaming engine "
+                 "in that mode onto a simulated real-time device)")
+      ->check(CLI::IsMember({"exact", "engine-exact", "slice", "stream"}))->capture_default_str();
   app.add_option("--corpus", corpora, "Comma-separated corpora from the corpus directory")->capture_default_str();
   app.add_option("--corpus-dir", corpus_dir, "Where <name>.txt corpora live")->capture_default_str();
   app.add_option("--repeat", repeat, "Timed repetitions of each corpus")->capture_default_str()->check(CLI::Range(1, 1000));
   app.add_option("--threads", threads, "Kernel threads (the caller included)")->capture_default_str()->check(CLI::Range(1, 64));
   app.add_option("--voice", voice, "Voice")->capture_default_str();
-  app.add_option("--first-words", first_words, "Words in the first segment of an utterance (0: no limit)")->capture_default_str();
+  app.add_option("--first-words", first_words, "Cut the first segment after N words (0: never, as kokoro-say)")->capture_default_str();
   app.add_option("--text-runs", text_runs, "Runs of the 20-token text-side measurement")->capture_default_str()->check(CLI::Range(1, 1000));
   app.add_option("--model", model_path, "Model file (default: KOKORO_MODEL or models/kokoro-v1_0.kokoro)");
   app.add_option("--assets", assets, "Assets directory (voices, lexicons)");

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "engine/word_timing.h"
 #include "frontend/utf8.h"
+#include "vocoder/slice_vocoder.h"
 #include "vocoder/stream_decoder.h"
 
 namespace kokoro {
@@ -49,11 +50,19 @@ constexpr size_t kAudioBlock = 1024;  // samples per sink write
 
 SynthesisMode parse_synthesis_mode(const std::string& name) {
   if (name == "exact") return SynthesisMode::exact;
+  if (name == "slice") return SynthesisMode::slice;
   if (name == "stream") return SynthesisMode::stream;
-  throw Error("unknown synthesis mode \"" + name + "\" (exact, stream)");
+  throw Error("unknown synthesis mode \"" + name + "\" (exact, slice, stream)");
 }
 
-const char* to_string(SynthesisMode mode) { return mode == SynthesisMode::exact ? "exact" : "stream"; }
+const char* to_string(SynthesisMode mode) {
+  switch (mode) {
+    case SynthesisMode::exact: return "exact";
+    case SynthesisMode::slice: return "slice";
+    case SynthesisMode::stream: return "stream";
+  }
+  return "?";
+}
 
 std::string norm_priors_path(const std::string& voice_name) {
   return std::string(KOKORO_DEFAULT_MODEL_DIR) + "/norm-priors-" + voice_name + ".kokoro";
@@ -110,6 +119,17 @@ StreamEngine::StreamEngine(std::shared_ptr<const Synthesizer> synth, std::shared
     make_norm_policy(options_.policy, options_.priors);  // fail now, not mid-speech
     stream_decoder_ = std::make_unique<StreamDecoder>(synth_->decoder());
   }
+  if (mode_ == SynthesisMode::slice) {
+    slicer_ = std::make_unique<SliceVocoder>(synth_->decoder().generator(), options_.slice);  // checks the options
+    SlicePlanner check(options_.slice_schedule, 1, 1.0, 0, 1, {});                            // likewise
+    measured_rtf_ = options_.slice_schedule.nominal_rtf;
+  }
+  if (const char* e = std::getenv("KX_FIRST")) options_.slice_schedule.first_slice_seconds = std::atof(e);
+  if (const char* e = std::getenv("KX_RTF")) options_.slice_schedule.nominal_rtf = std::atof(e);
+  if (const char* e = std::getenv("KX_CTX")) options_.slice.context_columns = std::atoi(e);
+  if (const char* e = std::getenv("KX_XF")) options_.slice.crossfade_samples = std::atoi(e);
+  if (const char* e = std::getenv("KX_OWN")) options_.slice.pooled_statistics = false;
+  if (mode_ == SynthesisMode::slice) slicer_ = std::make_unique<SliceVocoder>(synth_->decoder().generator(), options_.slice);
   acoustic_ = std::thread([this] { acoustic_loop(); });
   vocoder_ = std::thread([this] { vocoder_loop(); });
   output_ = std::thread([this] { output_loop(); });
@@ -180,6 +200,8 @@ StreamEngineStats StreamEngine::stats() const {
   s.chunks = chunks_.load();
   s.flushes = flushes_.load();
   s.first_segment_holds = first_segment_holds_.load();
+  s.slices = slices_.load();
+  s.slices_shortened = slices_shortened_.load();
   return s;
 }
 
@@ -408,6 +430,7 @@ void StreamEngine::vocoder_loop() {
         // The marker the output thread uses to tell this utterance's audio from stale audio.
         e.kind = EventItem::utterance_start;
         e.position = e.end_position = audio_.write_position();
+        nominal_queue_ = 0;  // the nominal slice plan starts from silence
         push_event(e, item.generation);
         break;
       case FrameItem::segment_begin:
@@ -489,7 +512,9 @@ void StreamEngine::synthesize_segment(uint64_t generation, uint64_t utterance) {
   NoiseSource& noise = voice_options_.reference_noise ? static_cast<NoiseSource&>(reference) : seeded;
   const Decoder& dec = synth_->decoder();
   Tensor audio;
-  if (mode_ == SynthesisMode::exact) {
+  if (mode_ == SynthesisMode::slice) {
+    synthesize_slices(generation, utterance, asr, f0, n, noise);
+  } else if (mode_ == SynthesisMode::exact) {
     if (options_.before_chunk) options_.before_chunk();
     const auto t0 = Clock::now();
     dec.forward(asr, f0, n, seg_.style.data(), noise, audio);
@@ -528,6 +553,71 @@ void StreamEngine::synthesize_segment(uint64_t generation, uint64_t utterance) {
   e.kind = EventItem::segment_end;
   e.position = e.end_position = start + samples;
   push_event(e, generation);
+}
+
+double StreamEngine::queued_audio_seconds() const {
+  const SinkStats s = sink_.stats();
+  double device = 0;
+  if (s.output_rate > 0)
+    device = static_cast<double>(s.frames_written) / sink_.input_rate() - static_cast<double>(s.frames_played) / s.output_rate;
+  const double ring = static_cast<double>(audio_.write_position() - audio_.read_position()) / kSampleRate;
+  return ring + std::max(0.0, device);
+}
+
+// Slice mode: the decoder half over the whole segment, then the generator slice by slice (SliceVocoder), each
+// slice as long as both bounds of the SlicePlanner allow (docs/streaming.md, "slice mode").
+void StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, const Tensor& asr, const Tensor& f0,
+                                     const Tensor& n, NoiseSource& noise) {
+  const Decoder& dec = synth_->decoder();
+  const auto t_start = Clock::now();
+  Tensor x, audio;
+  dec.features(asr, f0, n, seg_.style.data(), x);
+  SliceVocoder& sv = *slicer_;
+  sv.begin(x, f0.data(), seg_.style.data(), noise);
+  const int64_t T = sv.columns();
+  const double spc = static_cast<double>(sv.samples_per_column()) / kSampleRate;
+
+  std::vector<WordTimes> words;
+  for (const EventItem& w : seg_.words)  // positions relative to the segment (samples)
+    words.push_back({static_cast<double>(w.position) / kSampleRate, static_cast<double>(w.end_position) / kSampleRate});
+  const SlicePlanner planner(options_.slice_schedule, T, spc, sv.options().context_columns, sv.min_slice_columns(),
+                             slice_borders_from_words(words, spc, T));
+  // Nominal bound: this segment starts once its acoustic model and decoder half are done, which the queue
+  // left by the previous segment's plan must cover.
+  const double segment_s = static_cast<double>(T) * spc;
+  double q_nominal = nominal_queue_;
+  if (q_nominal > 0)
+    q_nominal = std::max(0.0, q_nominal - options_.nominal_startup_seconds - options_.nominal_startup_rtf * segment_s);
+  const std::vector<int64_t> plan = planner.nominal_plan(q_nominal);
+  nominal_queue_ = planner.nominal_queue_after(q_nominal);
+  const bool measured = sink_.plays_in_real_time();
+  double compute_s = ms_since(t_start) / 1e3;
+
+  for (int64_t from = 0; from < T;) {
+    if (stale(generation) || quit_.load()) return;
+    if (options_.before_chunk) options_.before_chunk();
+    const int64_t nominal_end = *std::upper_bound(plan.begin(), plan.end(), from);
+    int64_t end = nominal_end;
+    if (measured) {
+      // The measured bound only shortens: less audio queued or a slower machine than planned for.
+      end = std::min(end, planner.next_end(from, queued_audio_seconds(), measured_rtf_));
+      if (end < nominal_end) slices_shortened_.fetch_add(1);
+    }
+    const auto t0 = Clock::now();
+    spdlog::debug("slice {} -> {} of {} (nominal {})", from, end, T, nominal_end);
+    sv.render_until(end, audio);
+    const double took = ms_since(t0) / 1e3;
+    compute_s += took;
+    // Speed for the measured bound: per second of audio computed (context included), smoothed.
+    const double rate = took / std::max(1e-3, planner.compute_seconds(from, end, 1.0) - options_.slice_schedule.overhead_seconds);
+    measured_rtf_ = 0.5 * measured_rtf_ + 0.5 * rate;
+    slices_.fetch_add(1);
+    chunks_.fetch_add(1);
+    from = end;
+    if (from == T) mark_first_segment(utterance);  // all computed; the push may block at playback pace
+    if (!push_audio(audio.data(), audio.numel(), generation)) return;
+  }
+  add_synth_seconds(utterance, compute_s);
 }
 
 // ---------------------------------------------------------------- output thread

@@ -47,6 +47,7 @@
 namespace kokoro {
 
 class StreamDecoder;
+class SliceVocoder;
 
 struct EngineVoice {
   float speed = 1.0f;
@@ -65,6 +66,8 @@ struct StreamEngineStats {
   uint64_t chunks = 0;               // vocoder pushes (stream mode) or segments (exact mode)
   uint64_t flushes = 0;              // barge-ins applied by the output thread
   uint64_t first_segment_holds = 0;    // times the acoustic worker held later segments until the first one was vocoded
+  uint64_t slices = 0;                 // generator slices (slice mode)
+  uint64_t slices_shortened = 0;       // slices the measured bound made shorter than the nominal plan
 };
 
 class StreamEngine {
@@ -175,6 +178,14 @@ class StreamEngine {
       samples_to_sink_{0}, chunks_{0}, flushes_{0}, first_segment_holds_{0};
 
   std::unique_ptr<StreamDecoder> stream_decoder_;  // stream mode; used by the vocoder worker only
+  std::unique_ptr<SliceVocoder> slicer_;           // slice mode; used by the vocoder worker only
+  void synthesize_slices(uint64_t generation, uint64_t utterance, const Tensor& asr, const Tensor& f0,
+                         const Tensor& n, NoiseSource& noise);
+  double queued_audio_seconds() const;  // audio ahead of the device's play position (ring + device buffer)
+  // Vocoder worker: the audio the nominal slice plan has queued (restarts at 0 with each utterance), and
+  // the generator speed measured on the last slices (seconds per second of audio).
+  double nominal_queue_ = 0, measured_rtf_ = 0;
+  std::atomic<uint64_t> slices_{0}, slices_shortened_{0};
   std::thread acoustic_, vocoder_, output_;
 };
 

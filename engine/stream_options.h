@@ -6,16 +6,24 @@
 #include <memory>
 #include <string>
 
+#include "engine/slice_planner.h"
+#include "vocoder/slice_vocoder.h"
 #include "vocoder/stream_norm.h"
 
 namespace kokoro {
 
+// Every mode runs the acoustic model (durations, F0, energy) over the same whole-sentence segments, so
+// every mode speaks each sentence with the same timing; they differ in how the vocoder gets there.
 // exact: every segment is vocoded whole (the reference's statistics; identical to Synthesizer), segment N+1
 //        is synthesized while N plays.
-// stream: the decoder half runs over the whole segment (exact statistics), the generator in chunks of
-//         growing size with a statistics policy, so the first audio leaves after the first chunk.
-enum class SynthesisMode { exact, stream };
-SynthesisMode parse_synthesis_mode(const std::string& name);  // "exact" | "stream"; throws kokoro::Error
+// slice: the decoder half over the whole segment (exact), the generator over word-aligned slices, each with
+//        its own exact statistics, crossfaded; slice lengths follow the audio queued ahead (SlicePlanner), so
+//        speech starts after the first slice and never waits for the rest of the sentence.
+// stream: the decoder half over the whole segment (exact statistics), the generator in chunks of
+//         growing size with a statistics policy (guessed statistics), so the first audio leaves after the
+//         first chunk.
+enum class SynthesisMode { exact, slice, stream };
+SynthesisMode parse_synthesis_mode(const std::string& name);  // "exact" | "slice" | "stream"; throws kokoro::Error
 const char* to_string(SynthesisMode mode);
 
 struct StreamOptions {
@@ -27,6 +35,14 @@ struct StreamOptions {
   int first_chunk_frames = 12;
   int max_chunk_frames = 48;
   int source_lead_frames = 2;  // the F0 curve goes to the harmonic source this far ahead (see StreamDecoder)
+  // slice mode: where slices end and how long they may be (engine/slice_planner.h), and their context and
+  // crossfade (vocoder/slice_vocoder.h).
+  SliceSchedule slice_schedule;
+  SliceOptions slice;
+  // slice mode, nominal bound: the acoustic model and decoder half of a later segment are assumed to take
+  // this long (seconds, plus this share of the segment's audio) before its first slice can start.
+  double nominal_startup_seconds = 0.1, nominal_startup_rtf = 0.06;
+
   // Generator statistics (vocoder/stream_norm.h). "prior" (a voice's calibrated priors) measured best;
   // "cumulative" needs no calibration file, hence the default here; Speaker users pick with priors_for_voice.
   std::string policy = "cumulative";
@@ -41,7 +57,9 @@ struct StreamOptions {
 
   // Bounds, i.e. back-pressure: how far each stage may run ahead of the next.
   std::size_t frame_ring_frames = 1024;  // aligned frames between the acoustic and the vocoder worker
-  double audio_ring_seconds = 1.0;       // audio between the vocoder worker and the sink writer
+  // Audio between the vocoder worker and the sink writer. Generous, so that the vocoder can work ahead of
+  // playback (the next segment while this one plays); barge-in drops it exactly, so size costs no latency.
+  double audio_ring_seconds = 20.0;
   std::size_t text_piece_bytes = 4096;   // text handed to the frontend at a time (cut at a line or sentence end)
 
   // Test instrumentation: called by the vocoder worker before each chunk of work (e.g. to make it slow).

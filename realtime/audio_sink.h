@@ -97,6 +97,9 @@ class AudioSink {
   // One line for logs and status output, e.g. "JACK client kokoro on server default, 48000 Hz, 256 frames".
   virtual std::string describe() const = 0;
   virtual int input_rate() const = 0;
+  // True for sinks that consume audio at playback speed (devices): the engine then plans its work against
+  // the audio really queued in them. False for files and the null sink, which take audio as fast as it comes.
+  virtual bool plays_in_real_time() const { return false; }
 };
 
 // Opens and starts a sink. Throws kokoro::Error naming the device, server or file on failure.

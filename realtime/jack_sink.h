@@ -33,6 +33,7 @@ class JackSink final : public AudioSink {
   void interrupt() override { queue_->interrupt(); }
   SinkStats stats() const override { return queue_->stats(); }
   std::string describe() const override;
+  bool plays_in_real_time() const override { return true; }
   int input_rate() const override { return input_rate_; }
 
   // The name the server gave the client (differs from the requested one if that was taken).

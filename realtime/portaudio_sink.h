@@ -31,6 +31,7 @@ class PortAudioSink final : public AudioSink {
   void interrupt() override { queue_->interrupt(); }
   SinkStats stats() const override { return queue_->stats(); }
   std::string describe() const override;
+  bool plays_in_real_time() const override { return true; }
   int input_rate() const override { return input_rate_; }
 
   // The output devices PortAudio offers (same as list_output_devices()).

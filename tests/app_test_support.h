@@ -264,8 +264,8 @@ inline std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
-// What the apps produce for a line of text with their defaults (af_heart, speed 1, en-us, first segment of
-// at most 6 words, noise seed 0): the Speaker's segmentation and synthesis done here, segment by segment,
+// What the apps produce for a line of text in exact mode (af_heart, speed 1, en-us, whole sentences, noise
+// seed 0): the Speaker's segmentation and synthesis done here, segment by segment,
 // concatenated. Loads the model (fails loudly if it is missing).
 class ReferenceSpeech {
  public:
@@ -273,7 +273,7 @@ class ReferenceSpeech {
     const std::string assets = find_assets_dir();
     FrontendOptions fo;
     fo.assets_dir = assets;
-    fo.first_segment_max_words = 6;
+    fo.first_segment_max_words = 0;
     frontend_ = std::make_unique<Frontend>(fo);
     voice_ = VoicePack::resolve("af_heart", assets);
     vocab_ = Vocab::from_config(synth_.model().config(), synth_.model().path());

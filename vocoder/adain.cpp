@@ -1,5 +1,6 @@
 #include "vocoder/adain.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.h"
@@ -8,7 +9,56 @@ namespace kokoro {
 
 namespace {
 thread_local InstanceStatsCapture* g_capture = nullptr;
+thread_local PooledSliceStats* g_pool = nullptr;
+
+// Instance norm of every row of x [C, T] with statistics pooled with earlier slices' sums (PooledSliceStats).
+void apply_pooled(Tensor& x, const AdaINAffine& a, PooledSliceStats& pool, const std::string& name) {
+  const int64_t C = x.dim(0), T = x.dim(1);
+  PooledSliceStats::Sums& acc = pool.layer(name);
+  if (acc.s.empty()) {
+    acc.s.assign(C, 0.0);
+    acc.ss.assign(C, 0.0);
+  }
+  int64_t ob = 0, oe = T;
+  pool.owned_range(T, ob, oe);
+  for (int64_t c = 0; c < C; ++c) {
+    float* r = x.data() + c * T;
+    double s = 0, ss = 0, os = 0, oss = 0;
+    for (int64_t t = 0; t < T; ++t) {
+      const double v = r[t];
+      s += v;
+      ss += v * v;
+      if (t >= ob && t < oe) {
+        os += v;
+        oss += v * v;
+      }
+    }
+    const double n = acc.n + static_cast<double>(T);
+    const double mean = (acc.s[c] + s) / n;
+    const double var = std::max(0.0, (acc.ss[c] + ss) / n - mean * mean);
+    adain_normalize_row(r, T, static_cast<float>(mean), static_cast<float>(1.0 / std::sqrt(var + kInstanceNormEps)),
+                        a.gamma[c], a.beta[c]);
+    acc.s[c] += os;
+    acc.ss[c] += oss;
+  }
+  acc.n += static_cast<double>(oe - ob);
 }
+}  // namespace
+
+void PooledSliceStats::owned_range(int64_t T, int64_t& begin, int64_t& end) const {
+  const int64_t r = std::max<int64_t>(1, T / std::max<int64_t>(1, slice_columns_));  // layer columns per generator column
+  begin = std::min(T, owned_begin_ * r);
+  end = owned_end_ >= slice_columns_ ? T : std::min(T, owned_end_ * r);
+}
+
+PooledSliceStats::Scope::Scope(PooledSliceStats& pool) {
+  if (g_pool) throw Error("PooledSliceStats: a scope is already active on this thread");
+  g_pool = &pool;
+}
+
+PooledSliceStats::Scope::~Scope() { g_pool = nullptr; }
+
+PooledSliceStats* PooledSliceStats::active() { return g_pool; }
 
 void adain_scale_row(float* r, int64_t n, float inv_std, float gamma, float beta) {
   Eigen::Map<Eigen::RowVectorXf> row(r, n);
@@ -52,6 +102,10 @@ void AdaIN1d::apply(Tensor& x, const float* style) const {
   if (x.rank() != 2 || x.dim(0) != C)
     throw Error("AdaIN1d " + prefix_ + ": expected [" + std::to_string(C) + ", T], got " + shape_to_string(x.shape()));
   const AdaINAffine a = affine(style);
+  if (g_pool) {
+    apply_pooled(x, a, *g_pool, prefix_);
+    return;
+  }
   const int64_t T = x.dim(1);
   InstanceStatsCapture* capture = g_capture;
   InstanceStats recorded;

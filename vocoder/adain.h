@@ -73,4 +73,42 @@ class InstanceStatsCapture {
   std::map<std::string, InstanceStats> stats_;
 };
 
+// Statistics pooled over consecutive slices of one segment (vocoder/slice_vocoder.h). While a scope is
+// active on this thread, AdaIN1d::apply normalises with the mean and variance of its whole input together
+// with the columns that earlier slices owned in the same layer (kept as sums), then adds the columns this
+// slice owns to those sums. The first slice thus uses its own statistics; each later one sees more of the
+// segment, the last one nearly all of it. Layers are told apart by name; each runs once per slice.
+class PooledSliceStats {
+ public:
+  void reset() { sums_.clear(); }
+  // The next slice: its input spans `slice_columns` generator columns, of which [owned_begin, owned_end)
+  // are its own (the rest is context that belongs to the neighbours).
+  void set_slice(int64_t slice_columns, int64_t owned_begin, int64_t owned_end) {
+    slice_columns_ = slice_columns;
+    owned_begin_ = owned_begin;
+    owned_end_ = owned_end;
+  }
+  // Called by AdaIN1d::apply for channel rows of length T; returns mean and variance to use for channel c.
+  struct Sums {
+    std::vector<double> s, ss;
+    double n = 0;
+  };
+  Sums& layer(const std::string& name) { return sums_[name]; }
+  void owned_range(int64_t T, int64_t& begin, int64_t& end) const;
+
+  // Activates `pool` on this thread for the lifetime of the scope (scopes do not nest).
+  class Scope {
+   public:
+    explicit Scope(PooledSliceStats& pool);
+    ~Scope();
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+  };
+  static PooledSliceStats* active();
+
+ private:
+  std::map<std::string, Sums> sums_;
+  int64_t slice_columns_ = 1, owned_begin_ = 0, owned_end_ = 1;
+};
+
 }  // namespace kokoro

@@ -155,14 +155,30 @@ void Generator::spectrum_to_audio(const Tensor& conv_post, Tensor& audio) const 
   stft_.inverse(spec, phase, audio);
 }
 
+int64_t Generator::har_columns_per_frame() const {
+  return std::accumulate(cfg_.upsample_rates.begin(), cfg_.upsample_rates.end(), int64_t{1}, std::multiplies<int64_t>());
+}
+
 void Generator::forward(const Tensor& x_in, const float* f0, const float* style, NoiseSource& noise, Tensor& audio,
                         const Trace* trace) const {
   if (x_in.rank() != 2 || x_in.dim(0) != cfg_.upsample_initial_channel)
     throw Error("generator: expected input [" + std::to_string(cfg_.upsample_initial_channel) + ", T], got " +
                 shape_to_string(x_in.shape()));
-  Tensor har, x = x_in, next, post_out;
+  Tensor har;
   harmonic_features(f0, x_in.dim(1), noise, har);
   kokoro::trace(trace, "gen_har", har);
+  forward_from_har(x_in, har, style, audio, trace);
+}
+
+void Generator::forward_from_har(const Tensor& x_in, const Tensor& har, const float* style, Tensor& audio,
+                                 const Trace* trace) const {
+  if (x_in.rank() != 2 || x_in.dim(0) != cfg_.upsample_initial_channel)
+    throw Error("generator: expected input [" + std::to_string(cfg_.upsample_initial_channel) + ", T], got " +
+                shape_to_string(x_in.shape()));
+  if (har.rank() != 2 || har.dim(0) != cfg_.n_fft + 2 || har.dim(1) != x_in.dim(1) * har_columns_per_frame() + 1)
+    throw Error("generator: harmonic features " + shape_to_string(har.shape()) + " do not match input " +
+                shape_to_string(x_in.shape()));
+  Tensor x = x_in, next, post_out;
   for (size_t i = 0; i < stages_.size(); ++i) {
     stage(i, x, har, style, next, trace);
     std::swap(x, next);

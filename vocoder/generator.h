@@ -33,6 +33,14 @@ class Generator {
   // -> audio [T * prod(upsample_rates) * hop].
   void forward(const Tensor& x, const float* f0, const float* style, NoiseSource& noise, Tensor& audio,
                const Trace* trace = nullptr) const;
+  // forward() after the harmonic source: har [n_fft + 2, T * up / hop + 1] as harmonic_features makes it.
+  // A slice of a segment (x columns [a, b), har columns [a * up / hop, b * up / hop + 1)) gives that slice's
+  // audio with the slice's own instance-norm statistics (vocoder/slice_vocoder.h).
+  void forward_from_har(const Tensor& x, const Tensor& har, const float* style, Tensor& audio,
+                        const Trace* trace = nullptr) const;
+  // Harmonic-feature columns per x column (prod(upsample_rates)), audio samples per x column (that * hop).
+  int64_t har_columns_per_frame() const;
+  int64_t samples_per_frame() const { return har_columns_per_frame() * cfg_.hop; }
   const GeneratorConfig& config() const { return cfg_; }
 
   // The steps of forward, public so that golden tests can run each on the reference's own inputs.

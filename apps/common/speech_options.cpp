@@ -15,9 +15,10 @@ void add_speech_options(CLI::App& app, SpeechOptions& o) {
   app.add_option("--speed", o.speed, "Speaking rate (0.5..2)")->check(CLI::Range(0.25f, 4.0f))->capture_default_str();
   app.add_option("--lang", o.lang, "Language: en-us, en-gb, es, fr-fr, hi, it, pt-br")->capture_default_str();
   app.add_option("--mode", o.mode,
-                 "Synthesis mode: exact (whole segments, identical to the reference) or stream (first audio after "
-                 "one chunk; approximate instance-norm statistics, see docs/streaming.md)")
-      ->check(CLI::IsMember({"exact", "stream"}))->capture_default_str();
+                 "Synthesis mode: exact (whole sentences vocoded whole, identical to the reference), slice (same "
+                 "sentences, vocoded in word-aligned slices as fast as playback needs: early first audio) or stream "
+                 "(first audio after one chunk; guessed instance-norm statistics). See docs/streaming.md")
+      ->check(CLI::IsMember({"exact", "slice", "stream"}))->capture_default_str();
   app.add_flag("--phonemes-in", o.phonemes_in, "The input is a phoneme string (Kokoro's symbols), not text");
   app.add_option("--model", o.model, "Model file (default: $KOKORO_MODEL or models/kokoro-v1_0.kokoro)");
   app.add_option("--assets", o.assets, "Assets directory (default: $KOKORO_ASSETS or ../shared/assets)");
@@ -28,7 +29,7 @@ void add_speech_options(CLI::App& app, SpeechOptions& o) {
                  "docs/benchmarks.md has their fidelity). Default: $KOKORO_PRECISION, then fp32")
       ->check(CLI::IsMember({"fp32", "bf16", "bf16-all"}));
   app.add_option("--seed", o.seed, "Noise seed (same seed, same audio)")->capture_default_str();
-  app.add_option("--first-words", o.first_words, "Words in the first segment of an utterance (0: no limit)")->capture_default_str();
+  app.add_option("--first-words", o.first_words, "Cut the first segment of an utterance after N words (0: never; a cut changes the sentence's prosody)")->capture_default_str();
   app.add_option("--resample", o.resample, "Resampling quality to the device rate: best, medium, fastest, linear")
       ->check(CLI::IsMember({"best", "medium", "fastest", "linear"}))->capture_default_str();
 }

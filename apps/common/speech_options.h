@@ -24,10 +24,12 @@ struct SpeechOptions {
   std::string assets;  // empty: $KOKORO_ASSETS, then the shared assets directory
   int threads = 2;
   uint64_t seed = 0;
-  std::size_t first_words = 6;  // a short first segment so that speech starts early
+  // Cut each utterance's first segment after this many words (0: never). Changes the sentence's prosody (a
+  // phrase end at the cut), so it is off: the slice mode starts speech early without it.
+  std::size_t first_words = 0;
   bool phonemes_in = false;
   std::string resample = "medium";
-  std::string mode = "exact";  // exact | stream (engine/stream_options.h)
+  std::string mode = "exact";  // exact | slice | stream (engine/stream_options.h)
   std::string precision;       // fp32 | bf16 | bf16-all; empty: $KOKORO_PRECISION, then fp32 (core/precision.h)
 };
 

@@ -1,0 +1,91 @@
+// A device for benchmarks that plays in real time without sound: it starts at its first sample of an
+// utterance and consumes 24000 samples per second of wall time, never blocking the writer. Audio that arrives
+// after the moment it is due would have run dry on a real device: the device counts an underrun and how long
+// it would have played silence, and plays on from there (the lateness delays everything after it, as on a
+// real device). The engine sees it as a real-time sink (plays_in_real_time), so its slice planner works
+// against this device's queue exactly as against JACK or PortAudio.
+#pragma once
+#include <chrono>
+#include <mutex>
+
+#include "realtime/audio_sink.h"
+
+namespace kokoro::bench {
+
+struct DryRun {
+  int underruns = 0;     // times the device would have run dry within the utterance
+  double dry_ms = 0;     // silence it would have played in total
+  double max_dry_ms = 0; // longest single gap
+};
+
+class SimulatedDeviceSink final : public AudioSink {
+ public:
+  using AudioSink::write;
+  std::size_t write(const float*, std::size_t n) override {
+    std::lock_guard<std::mutex> lock(m_);
+    const auto now = Clock::now();
+    if (!playing_) {
+      playing_ = true;
+      start_ = now;
+      written_ = 0;
+      gap_s_ = 0;
+    }
+    const double due_s = gap_s_ + static_cast<double>(written_) / kEngineSampleRate;
+    const double late_s = seconds(now) - due_s;
+    if (written_ > 0 && late_s > kToleranceSeconds) {
+      ++dry_.underruns;
+      dry_.dry_ms += late_s * 1e3;
+      dry_.max_dry_ms = std::max(dry_.max_dry_ms, late_s * 1e3);
+      gap_s_ += late_s;
+    }
+    written_ += n;
+    total_written_ += n;
+    return n;
+  }
+  void end_utterance() override {
+    std::lock_guard<std::mutex> lock(m_);
+    playing_ = false;  // the device is idle until the next utterance's first sample
+  }
+  void flush() override { end_utterance(); }
+  void drain(double) override {}
+  void interrupt() override {}
+  SinkStats stats() const override {
+    std::lock_guard<std::mutex> lock(m_);
+    SinkStats s;
+    s.output_rate = kEngineSampleRate;
+    s.frames_written = total_written_;
+    uint64_t played_now = written_;
+    if (playing_) {
+      const double played = (seconds(Clock::now()) - gap_s_) * kEngineSampleRate;
+      played_now = static_cast<uint64_t>(std::clamp(played, 0.0, static_cast<double>(written_)));
+    }
+    s.frames_played = total_written_ - written_ + played_now;
+    s.underruns = static_cast<uint64_t>(dry_.underruns);
+    return s;
+  }
+  std::string describe() const override { return "simulated real-time device (no sound)"; }
+  int input_rate() const override { return kEngineSampleRate; }
+  bool plays_in_real_time() const override { return true; }
+
+  // What the device would have done since the last call (one utterance).
+  DryRun take() {
+    std::lock_guard<std::mutex> lock(m_);
+    DryRun d = dry_;
+    dry_ = {};
+    return d;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static constexpr double kToleranceSeconds = 0.001;  // below one device period: not heard
+  double seconds(Clock::time_point t) const { return std::chrono::duration<double>(t - start_).count(); }
+
+  mutable std::mutex m_;
+  bool playing_ = false;
+  Clock::time_point start_;
+  uint64_t written_ = 0, total_written_ = 0;
+  double gap_s_ = 0;
+  DryRun dry_;
+};
+
+}  // namespace kokoro::bench

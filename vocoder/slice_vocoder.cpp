@@ -1,0 +1,84 @@
+#include "vocoder/slice_vocoder.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+#include "vocoder/stream_ops.h"
+
+namespace kokoro {
+
+SliceVocoder::SliceVocoder(const Generator& generator, SliceOptions options) : gen_(generator), opt_(options) {
+  spc_ = gen_.samples_per_frame();
+  har_per_col_ = gen_.har_columns_per_frame();
+  if (opt_.context_columns < 0 || opt_.crossfade_samples < 0 || opt_.crossfade_samples > spc_ * opt_.context_columns)
+    throw Error("slice vocoder: need 0 <= crossfade <= context (got context " + std::to_string(opt_.context_columns) +
+                " columns, crossfade " + std::to_string(opt_.crossfade_samples) + " samples)");
+}
+
+int64_t SliceVocoder::min_slice_columns() const {
+  // The crossfades at both ends of a slice must not overlap.
+  return std::max<int64_t>(1, (2 * opt_.crossfade_samples + spc_ - 1) / spc_ + 1);
+}
+
+void SliceVocoder::begin(const Tensor& x, const float* f0, const float* style, NoiseSource& noise) {
+  if (x.rank() != 2 || x.dim(1) < 1) throw Error("slice vocoder: expected features [C, T], got " + shape_to_string(x.shape()));
+  x_ = &x;
+  style_ = style;
+  T_ = x.dim(1);
+  end_ = 0;
+  tail_.clear();
+  pool_.reset();
+  gen_.harmonic_features(f0, T_, noise, har_);
+}
+
+void SliceVocoder::render_until(int64_t end, Tensor& audio) {
+  if (!x_) throw Error("slice vocoder: render_until before begin");
+  if (end <= end_ || end > T_)
+    throw Error("slice vocoder: slice end " + std::to_string(end) + " outside (" + std::to_string(end_) + ", " +
+                std::to_string(T_) + "]");
+  const bool first = end_ == 0, last = end == T_;
+  if (!last && end - end_ < min_slice_columns())
+    throw Error("slice vocoder: slice of " + std::to_string(end - end_) + " columns is shorter than " +
+                std::to_string(min_slice_columns()));
+  const int64_t lo = first ? 0 : std::max<int64_t>(0, end_ - opt_.context_columns);
+  const int64_t hi = last ? T_ : std::min(T_, end + opt_.context_columns);
+  const int64_t cols = hi - lo;
+  if (!last && hi * spc_ < end * spc_ + opt_.crossfade_samples)
+    throw Error("slice vocoder: slice end " + std::to_string(end) + " leaves no room for the crossfade before " +
+                std::to_string(T_));
+
+  if (lo == 0 && hi == T_) {
+    gen_.forward_from_har(*x_, har_, style_, slice_audio_);  // one slice: the whole-segment computation itself
+  } else {
+    copy_columns(*x_, lo, cols, xs_);
+    copy_columns(har_, lo * har_per_col_, cols * har_per_col_ + 1, hs_);
+    if (opt_.pooled_statistics) {
+      pool_.set_slice(cols, end_ - lo, end - lo);
+      PooledSliceStats::Scope scope(pool_);
+      gen_.forward_from_har(xs_, hs_, style_, slice_audio_);
+    } else {
+      gen_.forward_from_har(xs_, hs_, style_, slice_audio_);
+    }
+  }
+  // slice_audio_ sample j is the segment's sample lo * spc_ + j.
+  const int64_t base = lo * spc_, w = opt_.crossfade_samples;
+  const int64_t from = first ? 0 : end_ * spc_ - w;           // first sample this call writes
+  const int64_t to = last ? T_ * spc_ : end * spc_ - w;       // samples from here on wait for the next slice
+  audio.resize({to - from});
+  float* out = audio.data();
+  const float* s = slice_audio_.data();
+  int64_t i = from;
+  if (!first) {
+    // Raised-cosine crossfade from the previous slice's samples to this slice's over [border - w, border + w).
+    for (int64_t k = 0; k < 2 * w; ++k, ++i) {
+      const double g = 0.5 - 0.5 * std::cos(M_PI * (k + 0.5) / (2.0 * w));
+      out[i - from] = static_cast<float>((1.0 - g) * tail_[k] + g * s[i - base]);
+    }
+  }
+  for (; i < to; ++i) out[i - from] = s[i - base];
+  if (!last) tail_.assign(s + (to - base), s + (to - base) + 2 * w);
+  end_ = end;
+}
+
+}  // namespace kokoro
