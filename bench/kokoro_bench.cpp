@@ -39,7 +39,7 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// One item per non-empty line, or the whole file as one item.
+// One item per non-empty line (lines starting with '#' are comments), or the whole file as one item.
 std::vector<std::string> read_items(const std::string& path, bool whole) {
   std::ifstream f(path);
   if (!f) throw Error("kokoro-bench: cannot read corpus " + path);
@@ -50,7 +50,7 @@ std::vector<std::string> read_items(const std::string& path, bool whole) {
     items.push_back(ss.str());
   } else {
     for (std::string line; std::getline(f, line);)
-      if (line.find_first_not_of(" \t\r") != std::string::npos) items.push_back(line);
+      if (line.find_first_not_of(" \t\r") != std::string::npos && line[0] != '#') items.push_back(line);
   }
   if (items.empty()) throw Error("kokoro-bench: corpus " + path + " is empty");
   return items;

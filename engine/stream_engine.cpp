@@ -44,6 +44,7 @@ size_t piece_end(const std::string& text, size_t begin, size_t max_bytes) {
 }
 
 constexpr int64_t kAsrDim = 512;
+int64_t F_of(const Tensor& asr) { return asr.dim(1); }
 constexpr size_t kAudioBlock = 1024;  // samples per sink write
 
 }  // namespace
@@ -348,6 +349,7 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
       const auto t0 = Clock::now();
       acoustic.forward(ids, style, voice_options_.speed, feats);
       add_synth_seconds(id, ms_since(t0) / 1e3);
+      spdlog::debug("acoustic model: {} tokens, {:.1f} ms", ids.size(), ms_since(t0));
       if (stale(generation)) return;
       const int64_t F = feats.frames();
 
@@ -572,8 +574,11 @@ void StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, co
   const auto t_start = Clock::now();
   Tensor x, audio;
   dec.features(asr, f0, n, seg_.style.data(), x);
+  const double features_ms = ms_since(t_start);
   SliceVocoder& sv = *slicer_;
   sv.begin(x, f0.data(), seg_.style.data(), noise);
+  spdlog::debug("slice mode: decoder half {:.1f} ms, harmonic source {:.1f} ms ({} frames)", features_ms,
+                ms_since(t_start) - features_ms, F_of(asr));
   const int64_t T = sv.columns();
   const double spc = static_cast<double>(sv.samples_per_column()) / kSampleRate;
 
@@ -607,6 +612,7 @@ void StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, co
     spdlog::debug("slice {} -> {} of {} (nominal {})", from, end, T, nominal_end);
     sv.render_until(end, audio);
     const double took = ms_since(t0) / 1e3;
+    spdlog::debug("slice {} -> {}: {:.1f} ms", from, end, took * 1e3);
     compute_s += took;
     // Speed for the measured bound: per second of audio computed (context included), smoothed.
     const double rate = took / std::max(1e-3, planner.compute_seconds(from, end, 1.0) - options_.slice_schedule.overhead_seconds);

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <csignal>
 #include <cstdio>
@@ -108,6 +109,7 @@ class ManualDeviceSink final : public AudioSink {
   void interrupt() override { q_.interrupt(); }
   SinkStats stats() const override { return q_.stats(); }
   std::string describe() const override { return "manual test device"; }
+  bool plays_in_real_time() const override { return true; }
   int input_rate() const override { return kSampleRate; }
   std::vector<float> render(std::size_t n) {
     std::vector<float> out(n);
@@ -355,6 +357,105 @@ TEST(StreamEngine, StreamModeDeliversEverySampleInChunks) {
   EXPECT_GT(eng.stats().chunks, 4u);
   ASSERT_EQ(reports.size(), 1u);
   EXPECT_TRUE(reports[0].error.empty()) << reports[0].error;
+}
+
+// Slice mode (whole-sentence segments): the same segments, durations and sample count as exact mode; the
+// generator really runs in several slices; one slice covering the segment is exact mode bit for bit.
+std::shared_ptr<const Frontend> whole_sentence_frontend() {
+  static const std::shared_ptr<const Frontend> f = [] {
+    FrontendOptions fo;
+    fo.assets_dir = find_assets_dir();
+    fo.first_segment_max_words = 0;
+    return std::make_shared<const Frontend>(fo);
+  }();
+  return f;
+}
+
+std::vector<float> run_to_recording(const Engine& e, SynthesisMode mode, StreamOptions so, const std::string& text,
+                                    StreamEngineStats* stats = nullptr, std::vector<StreamEvent>* events = nullptr) {
+  RecordingSink sink;
+  StreamEngine eng(e.synth, whole_sentence_frontend(), e.voice, sink, EngineVoice{1.0f, false, 7, false}, mode, so);
+  if (events) eng.on_event([events](const StreamEvent& ev) { events->push_back(ev); });
+  eng.say(text);
+  EXPECT_TRUE(eng.wait_idle(100 * kTimeScale));
+  if (stats) *stats = eng.stats();
+  return sink.audio();
+}
+
+const char* kSliceText =
+    "The lamp flickered twice, and the old clock on the wall struck nine. Then the whole house went dark.";
+
+TEST(StreamEngine, SliceModeKeepsEverySentencesTimingAndSlicesTheGenerator) {
+  const Engine& e = engine();
+  ASSERT_TRUE(e.synth) << e.error;
+  Watchdog dog(240);
+  std::vector<StreamEvent> exact_events, slice_events;
+  StreamEngineStats stats;
+  const std::vector<float> exact = run_to_recording(e, SynthesisMode::exact, {}, kSliceText, nullptr, &exact_events);
+  const std::vector<float> sliced = run_to_recording(e, SynthesisMode::slice, {}, kSliceText, &stats, &slice_events);
+  ASSERT_EQ(sliced.size(), exact.size()) << "durations must equal exact mode's";
+  EXPECT_GE(stats.slices, 2u) << "a 5 s segment should start with a short first slice";
+  // Word and segment events at the same times as in exact mode.
+  ASSERT_EQ(slice_events.size(), exact_events.size());
+  for (size_t i = 0; i < exact_events.size(); ++i) {
+    EXPECT_EQ(slice_events[i].kind, exact_events[i].kind);
+    EXPECT_EQ(slice_events[i].time_s, exact_events[i].time_s);
+    EXPECT_EQ(slice_events[i].text_begin, exact_events[i].text_begin);
+  }
+  // Nothing audible where exact mode is silent: the leading silence (before the first word) stays silent.
+  size_t lead = 0;
+  while (lead < exact.size() && std::fabs(exact[lead]) < 1e-3f) ++lead;
+  float leak = 0;
+  for (size_t i = 0; i < lead; ++i) leak = std::max(leak, std::fabs(sliced[i]));
+  EXPECT_LT(leak, 3e-3f) << "sound before speech where exact mode is silent (" << lead << " silent samples)";
+}
+
+TEST(StreamEngine, SliceModeWithOneSliceIsExactMode) {
+  const Engine& e = engine();
+  ASSERT_TRUE(e.synth) << e.error;
+  Watchdog dog(240);
+  StreamOptions so;
+  so.slice_schedule.first_slice_seconds = 1000;  // every segment is "short": one slice
+  StreamEngineStats stats;
+  const std::vector<float> exact = run_to_recording(e, SynthesisMode::exact, {}, kText);
+  const std::vector<float> sliced = run_to_recording(e, SynthesisMode::slice, so, kText, &stats);
+  ASSERT_EQ(sliced.size(), exact.size());
+  for (size_t i = 0; i < exact.size(); ++i) ASSERT_EQ(sliced[i], exact[i]) << "sample " << i;
+}
+
+TEST(StreamEngine, SliceModeBargeInWhileStuckBetweenSlices) {
+  const Engine& e = engine();
+  ASSERT_TRUE(e.synth) << e.error;
+  Watchdog dog(240);
+  ManualDeviceSink sink(0.5);
+  Gate gate;
+  StreamOptions so;
+  so.slice_schedule.first_slice_seconds = 0.3;
+  std::atomic<int> slices{0};
+  so.before_chunk = [&] {
+    if (++slices == 2) gate.pass();  // the vocoder gets stuck before its second slice
+  };
+  gate.hold();
+  StreamEngine eng(e.synth, whole_sentence_frontend(), e.voice, sink, EngineVoice{1.0f, false, 0, false},
+                   SynthesisMode::slice, so);
+  eng.say(kSliceText);
+  gate.wait_for_waiter();
+  constexpr std::size_t kPeriod = 256;
+  bool heard = false;
+  for (int i = 0; i < 200 && !heard; ++i) heard = any_sound(sink.render(kPeriod));
+  ASSERT_TRUE(heard) << "the first slice should play while the second is not computed";
+  eng.stop();
+  while (eng.stats().flushes == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const std::vector<float> first = sink.render(kPeriod);
+  EXPECT_FALSE(any_sound(first, kFlushFadeFrames)) << "only the fade-out may sound after the flush";
+  for (int i = 0; i < 20; ++i) ASSERT_FALSE(any_sound(sink.render(kPeriod))) << "period " << i << " after the flush";
+  gate.release();
+  ASSERT_TRUE(eng.wait_idle(60 * kTimeScale));
+  slices = 100;
+  const uint64_t played_before = sink.stats().frames_played;
+  eng.say("Yes?");
+  play_until_idle(eng, sink, kPeriod);
+  EXPECT_EQ(sink.stats().frames_played - played_before, offline_audio(e, "Yes?", 0).size());
 }
 
 TEST(StreamEngine, BargeInSilencesTheDeviceWhileTheVocoderIsStillComputing) {
