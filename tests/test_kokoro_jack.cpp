@@ -112,7 +112,7 @@ TEST(KokoroJack, SpeaksLinesFromTheFifoAndStdinIntoJack) {
   test::JackTestServer server(kRate, kPeriod);
   test::TempDir dir;
   const std::string fifo = dir.file("kokoro.fifo");
-  ChildProcess app({kJack, "--fifo", fifo, "--name", "kj-test"});
+  ChildProcess app({kJack, "--fifo", fifo, "--name", "kj-test", "--mode", "exact", "--precision", "fp32"});
   ASSERT_TRUE(app.wait_output("kokoro-jack: ready", 30, true)) << app.describe();
   struct stat st {};
   ASSERT_EQ(::stat(fifo.c_str(), &st), 0);
@@ -230,7 +230,7 @@ TEST(KokoroJack, ReconnectWaitsForTheServerAndSpeaksAgain) {
   reference().speak(line);
   test::Watchdog watchdog(90, "kokoro-jack reconnect test");
   test::JackTestServer server(kRate, kPeriod);
-  ChildProcess app({kJack, "--name", "kj-re", "--no-autoconnect", "--reconnect"});
+  ChildProcess app({kJack, "--name", "kj-re", "--no-autoconnect", "--reconnect", "--mode", "exact", "--precision", "fp32"});
   ASSERT_TRUE(app.wait_output("kokoro-jack: ready", 30, true)) << app.describe();
 
   server.kill(SIGKILL);
@@ -265,7 +265,7 @@ TEST(KokoroSayOnJack, InteractiveLineCtrlCStopsSecondCtrlCExits) {
   reference().speak(first);
   test::Watchdog watchdog(120, "kokoro-say tmux test");
   test::JackTestServer server(kRate, kPeriod);
-  test::TmuxSession tmux(test::shell_quote(kSay) + " --output jack --jack-name ks-tty",
+  test::TmuxSession tmux(test::shell_quote(kSay) + " --output jack --jack-name ks-tty --mode exact --precision fp32",
                          {"JACK_DEFAULT_SERVER=" + server.name(), "JACK_NO_START_SERVER=1"});
   ASSERT_TRUE(tmux.wait_screen("Type a line and press Enter", 30)) << tmux.screen();
   ASSERT_NE(tmux.screen().find("output JACK client ks-tty"), std::string::npos) << tmux.screen();

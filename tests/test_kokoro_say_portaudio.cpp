@@ -28,7 +28,7 @@ TEST(KokoroSayPortAudio, SpeechReachesTheAlsaFileDevice) {
   std::ofstream(conf) << "pcm.null { type null }\n"
                       << "pcm.!default { type plug slave.pcm \"null\" }\n"
                       << "pcm.kokoro_file { type file slave.pcm \"null\" file \"" << raw << "\" format \"raw\" }\n";
-  const auto r = test::run_to_end({KOKORO_SAY_BIN, "--output", "portaudio", "--device", "kokoro_file", text}, "", 60,
+  const auto r = test::run_to_end({KOKORO_SAY_BIN, "--output", "portaudio", "--device", "kokoro_file", "--mode", "exact", "--precision", "fp32", text}, "", 60,
                                   {"ALSA_CONFIG_PATH=" + conf, "JACK_NO_START_SERVER=1"});
   ASSERT_EQ(r.code(), 0) << r.err;
   std::smatch m;

@@ -427,7 +427,7 @@ TEST(StreamEngine, SliceModeBargeInWhileStuckBetweenSlices) {
   const Engine& e = engine();
   ASSERT_TRUE(e.synth) << e.error;
   Watchdog dog(240);
-  ManualDeviceSink sink(0.5);
+  ManualDeviceSink sink(5.0);  // holds the whole first slice
   Gate gate;
   StreamOptions so;
   so.slice_schedule.first_slice_seconds = 0.3;
@@ -440,6 +440,8 @@ TEST(StreamEngine, SliceModeBargeInWhileStuckBetweenSlices) {
                    SynthesisMode::slice, so);
   eng.say(kSliceText);
   gate.wait_for_waiter();
+  // The first slice is in the audio ring; wait until the output thread has handed all of it to the device.
+  while (eng.stats().samples_to_sink < eng.stats().max_audio_queued) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   constexpr std::size_t kPeriod = 256;
   bool heard = false;
   for (int i = 0; i < 200 && !heard; ++i) heard = any_sound(sink.render(kPeriod));

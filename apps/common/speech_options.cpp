@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <cstdlib>
+
 #include "core/assets.h"
 #include "core/model_file.h"
 #include "core/parallel.h"
@@ -19,14 +21,19 @@ void add_speech_options(CLI::App& app, SpeechOptions& o) {
                  "sentences, vocoded in word-aligned slices as fast as playback needs: early first audio) or stream "
                  "(first audio after one chunk; guessed instance-norm statistics). See docs/streaming.md")
       ->check(CLI::IsMember({"exact", "slice", "stream"}))->capture_default_str();
+  app.add_option("--first-slice", o.first_slice,
+                 "Slice mode: seconds of speech in the first slice of an utterance (shorter: earlier first audio, "
+                 "more of the sentence vocoded with statistics of its start only)")
+      ->check(CLI::Range(0.1, 30.0))->capture_default_str();
   app.add_flag("--phonemes-in", o.phonemes_in, "The input is a phoneme string (Kokoro's symbols), not text");
   app.add_option("--model", o.model, "Model file (default: $KOKORO_MODEL or models/kokoro-v1_0.kokoro)");
   app.add_option("--assets", o.assets, "Assets directory (default: $KOKORO_ASSETS or ../shared/assets)");
   app.add_option("--threads", o.threads, "Compute threads")->check(CLI::Range(1, 64))->capture_default_str();
   app.add_option("--precision", o.precision,
-                 "Arithmetic of the largest products: fp32 (default, identical to the reference), bf16 (vocoder "
-                 "convolutions in bf16, AVX512-BF16 CPUs only, ~1.6x faster) or bf16-all (the acoustic model too; "
-                 "docs/benchmarks.md has their fidelity). Default: $KOKORO_PRECISION, then fp32")
+                 "Arithmetic of the largest products: fp32 (identical to the reference), bf16 (vocoder "
+                 "convolutions in bf16, AVX512-BF16 CPUs only, ~1.6x faster, same durations and F0) or bf16-all (the "
+                 "acoustic model too; docs/benchmarks.md has their fidelity). Default: $KOKORO_PRECISION, then bf16 "
+                 "where the CPU has it, else fp32")
       ->check(CLI::IsMember({"fp32", "bf16", "bf16-all"}));
   app.add_option("--seed", o.seed, "Noise seed (same seed, same audio)")->capture_default_str();
   app.add_option("--first-words", o.first_words, "Cut the first segment of an utterance after N words (0: never; a cut changes the sentence's prosody)")->capture_default_str();
@@ -48,7 +55,10 @@ SpeechEngine load_speech_engine(const SpeechOptions& o) {
   e.frontend = load_frontend(o, e.assets_dir);
   e.voice = VoicePack::resolve(o.voice, e.assets_dir);
   set_num_threads(o.threads);
-  if (!o.precision.empty()) set_precision(parse_precision(o.precision, "--precision"));
+  if (!o.precision.empty())
+    set_precision(parse_precision(o.precision, "--precision"));
+  else if (!std::getenv("KOKORO_PRECISION") && bf16_supported())
+    set_precision(Precision::bf16);  // transparent (docs/benchmarks.md) and ~1.6x faster; fp32 is one flag away
   e.synthesizer = std::make_shared<const Synthesizer>(ModelFile::open(default_model_path(o.model)));
   return e;
 }
@@ -64,6 +74,7 @@ SpeakerOptions speaker_options(const SpeechOptions& o) {
   so.phoneme_input = o.phonemes_in;
   so.seed = o.seed;
   so.mode = parse_synthesis_mode(o.mode);
+  so.stream.slice_schedule.first_slice_seconds = o.first_slice;
   if (so.mode == SynthesisMode::stream) {
     // Chunk schedule and statistics as docs/streaming.md recommends (the voice's priors when calibrated).
     std::string note;
@@ -71,6 +82,10 @@ SpeakerOptions speaker_options(const SpeechOptions& o) {
     spdlog::info("{}", note);
   }
   return so;
+}
+
+std::string describe_speech(const SpeechOptions& o) {
+  return "mode " + o.mode + ", precision " + precision_name(precision());
 }
 
 }  // namespace kokoro::app

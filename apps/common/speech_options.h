@@ -29,8 +29,11 @@ struct SpeechOptions {
   std::size_t first_words = 0;
   bool phonemes_in = false;
   std::string resample = "medium";
-  std::string mode = "exact";  // exact | slice | stream (engine/stream_options.h)
-  std::string precision;       // fp32 | bf16 | bf16-all; empty: $KOKORO_PRECISION, then fp32 (core/precision.h)
+  std::string mode = "slice";  // exact | slice | stream (engine/stream_options.h; docs/streaming.md: why slice)
+  double first_slice = 0.6;    // slice mode: seconds of speech in an utterance's first slice
+  // fp32 | bf16 | bf16-all; empty: $KOKORO_PRECISION, then bf16 where the CPU has AVX512-BF16 (the vocoder's
+  // convolutions only: durations and F0 stay fp32's; docs/benchmarks.md), else fp32 (core/precision.h).
+  std::string precision;
 };
 
 // Adds --voice --speed --lang --mode --model --assets --threads --precision --seed --first-words --phonemes-in
@@ -45,13 +48,15 @@ struct SpeechEngine {
   VoicePack voice;
 };
 std::shared_ptr<const Frontend> load_frontend(const SpeechOptions& options, const std::string& assets_dir);
-// Everything: assets, frontend, voice, model (also sets the compute thread count).
+// Everything: assets, frontend, voice, model (also sets the compute thread count and the precision).
 SpeechEngine load_speech_engine(const SpeechOptions& options);
 
 // spdlog at warn (debug with -v), lines prefixed "<app>: <level>: " like the apps' own messages.
 void setup_logging(const char* app_name, bool verbose);
 
 // Speaker settings that follow from the options (speed, phoneme input, seed, synthesis mode).
+// One line for the start-up message: "mode slice, precision bf16".
+std::string describe_speech(const SpeechOptions& options);
 SpeakerOptions speaker_options(const SpeechOptions& options);
 
 }  // namespace kokoro::app

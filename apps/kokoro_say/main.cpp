@@ -176,7 +176,9 @@ int main(int argc, char** argv) {
 
     kokoro::app::SpeechEngine engine = kokoro::app::load_speech_engine(o.speech);
     std::unique_ptr<kokoro::AudioSink> sink = open_output(o);
-    if (!o.quiet) std::fprintf(stderr, "kokoro-say: voice %s, output %s\n", engine.voice.name().c_str(), sink->describe().c_str());
+    if (!o.quiet)
+      std::fprintf(stderr, "kokoro-say: voice %s, %s, output %s\n", engine.voice.name().c_str(),
+                   kokoro::app::describe_speech(o.speech).c_str(), sink->describe().c_str());
 
     kokoro::SpeakerOptions so = kokoro::app::speaker_options(o.speech);
     so.reference_noise = o.reference_noise;
