@@ -27,7 +27,7 @@ struct SliceSchedule {
   double nominal_rtf = 0.35;         // planning speed (generator seconds per audio second) for the nominal bound
   double overhead_seconds = 0.01;    // fixed cost per slice
   double safety = 0.6;               // a slice must be computed within this share of the audio queued ahead of it
-  double max_slice_seconds = 60;     // never longer (bounds memory for very long segments)
+  double max_slice_seconds = 12;     // never longer: bounds the generator's activations (memory) on long segments
   double min_pause_seconds = 0.075;  // a word gap this long is a pause: preferred place for a border
 };
 

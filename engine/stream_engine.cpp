@@ -125,12 +125,7 @@ StreamEngine::StreamEngine(std::shared_ptr<const Synthesizer> synth, std::shared
     SlicePlanner check(options_.slice_schedule, 1, 1.0, 0, 1, {});                            // likewise
     measured_rtf_ = options_.slice_schedule.nominal_rtf;
   }
-  if (const char* e = std::getenv("KX_FIRST")) options_.slice_schedule.first_slice_seconds = std::atof(e);
-  if (const char* e = std::getenv("KX_RTF")) options_.slice_schedule.nominal_rtf = std::atof(e);
-  if (const char* e = std::getenv("KX_CTX")) options_.slice.context_columns = std::atoi(e);
-  if (const char* e = std::getenv("KX_XF")) options_.slice.crossfade_samples = std::atoi(e);
-  if (const char* e = std::getenv("KX_OWN")) options_.slice.pooled_statistics = false;
-  if (mode_ == SynthesisMode::slice) slicer_ = std::make_unique<SliceVocoder>(synth_->decoder().generator(), options_.slice);
+
   acoustic_ = std::thread([this] { acoustic_loop(); });
   vocoder_ = std::thread([this] { vocoder_loop(); });
   output_ = std::thread([this] { output_loop(); });

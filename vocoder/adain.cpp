@@ -19,21 +19,31 @@ void apply_pooled(Tensor& x, const AdaINAffine& a, PooledSliceStats& pool, const
     acc.s.assign(C, 0.0);
     acc.ss.assign(C, 0.0);
   }
-  int64_t ob = 0, oe = T;
-  pool.owned_range(T, ob, oe);
+  std::vector<PooledSliceStats::Range> counted, owned;
+  double n_counted = 0, n_owned = 0;
+  for (const auto& r : pool.counted()) {
+    counted.push_back(pool.to_layer(r, T));
+    n_counted += static_cast<double>(counted.back().end - counted.back().begin);
+  }
+  for (const auto& r : pool.owned()) {
+    owned.push_back(pool.to_layer(r, T));
+    n_owned += static_cast<double>(owned.back().end - owned.back().begin);
+  }
+  auto sums = [](const float* r, const std::vector<PooledSliceStats::Range>& ranges, double& s, double& ss) {
+    s = ss = 0;
+    for (const auto& g : ranges)
+      for (int64_t t = g.begin; t < g.end; ++t) {
+        const double v = r[t];
+        s += v;
+        ss += v * v;
+      }
+  };
   for (int64_t c = 0; c < C; ++c) {
     float* r = x.data() + c * T;
-    double s = 0, ss = 0, os = 0, oss = 0;
-    for (int64_t t = 0; t < T; ++t) {
-      const double v = r[t];
-      s += v;
-      ss += v * v;
-      if (t >= ob && t < oe) {
-        os += v;
-        oss += v * v;
-      }
-    }
-    const double n = acc.n + static_cast<double>(T);
+    double s, ss, os, oss;
+    sums(r, counted, s, ss);
+    sums(r, owned, os, oss);
+    const double n = acc.n + n_counted;
     const double mean = (acc.s[c] + s) / n;
     const double var = std::max(0.0, (acc.ss[c] + ss) / n - mean * mean);
     adain_normalize_row(r, T, static_cast<float>(mean), static_cast<float>(1.0 / std::sqrt(var + kInstanceNormEps)),
@@ -41,14 +51,14 @@ void apply_pooled(Tensor& x, const AdaINAffine& a, PooledSliceStats& pool, const
     acc.s[c] += os;
     acc.ss[c] += oss;
   }
-  acc.n += static_cast<double>(oe - ob);
+  acc.n += n_owned;
 }
 }  // namespace
 
-void PooledSliceStats::owned_range(int64_t T, int64_t& begin, int64_t& end) const {
+PooledSliceStats::Range PooledSliceStats::to_layer(const Range& g, int64_t T) const {
   const int64_t r = std::max<int64_t>(1, T / std::max<int64_t>(1, slice_columns_));  // layer columns per generator column
-  begin = std::min(T, owned_begin_ * r);
-  end = owned_end_ >= slice_columns_ ? T : std::min(T, owned_end_ * r);
+  // The last stage's input has one extra (reflection pad) column: a range reaching the end keeps it.
+  return {std::min(T, g.begin * r), g.end >= slice_columns_ ? T : std::min(T, g.end * r)};
 }
 
 PooledSliceStats::Scope::Scope(PooledSliceStats& pool) {

@@ -74,27 +74,34 @@ class InstanceStatsCapture {
 };
 
 // Statistics pooled over consecutive slices of one segment (vocoder/slice_vocoder.h). While a scope is
-// active on this thread, AdaIN1d::apply normalises with the mean and variance of its whole input together
-// with the columns that earlier slices owned in the same layer (kept as sums), then adds the columns this
-// slice owns to those sums. The first slice thus uses its own statistics; each later one sees more of the
-// segment, the last one nearly all of it. Layers are told apart by name; each runs once per slice.
+// active on this thread, AdaIN1d::apply normalises its whole input with the mean and variance of the
+// columns this slice counts (its own, its context, and excerpts of the segment further on if it carries
+// any) together with the columns that earlier slices owned in the same layer (kept as sums), then adds the
+// columns this slice owns to those sums. So the first slice uses its own statistics (and those of the
+// excerpts), and each later one sees more of the segment. Layers are told apart by name; each runs once per
+// slice. Ranges are in generator columns of the slice's input and scale to each layer's time resolution.
 class PooledSliceStats {
  public:
+  struct Range {
+    int64_t begin = 0, end = 0;
+  };
   void reset() { sums_.clear(); }
-  // The next slice: its input spans `slice_columns` generator columns, of which [owned_begin, owned_end)
-  // are its own (the rest is context that belongs to the neighbours).
-  void set_slice(int64_t slice_columns, int64_t owned_begin, int64_t owned_end) {
+  // The next slice: its input spans `slice_columns` generator columns; `counted` enter this slice's
+  // statistics, `owned` are added to the sums for later slices.
+  void set_slice(int64_t slice_columns, std::vector<Range> counted, std::vector<Range> owned) {
     slice_columns_ = slice_columns;
-    owned_begin_ = owned_begin;
-    owned_end_ = owned_end;
+    counted_ = std::move(counted);
+    owned_ = std::move(owned);
   }
-  // Called by AdaIN1d::apply for channel rows of length T; returns mean and variance to use for channel c.
   struct Sums {
     std::vector<double> s, ss;
     double n = 0;
   };
   Sums& layer(const std::string& name) { return sums_[name]; }
-  void owned_range(int64_t T, int64_t& begin, int64_t& end) const;
+  // A range of generator columns as columns of a layer whose input has T columns.
+  Range to_layer(const Range& r, int64_t T) const;
+  const std::vector<Range>& counted() const { return counted_; }
+  const std::vector<Range>& owned() const { return owned_; }
 
   // Activates `pool` on this thread for the lifetime of the scope (scopes do not nest).
   class Scope {
@@ -108,7 +115,8 @@ class PooledSliceStats {
 
  private:
   std::map<std::string, Sums> sums_;
-  int64_t slice_columns_ = 1, owned_begin_ = 0, owned_end_ = 1;
+  int64_t slice_columns_ = 1;
+  std::vector<Range> counted_, owned_;
 };
 
 }  // namespace kokoro

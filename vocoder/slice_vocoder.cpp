@@ -8,6 +8,17 @@
 
 namespace kokoro {
 
+namespace {
+// Removes the last column of har [K, n] (each x column has har_per_col columns plus one closing column for
+// the whole input; pieces joined end to end keep only the final piece's).
+void drop_back_har_column(Tensor& har, Tensor& scratch) {
+  const int64_t K = har.dim(0), n = har.dim(1);
+  copy_columns(har, 0, n - 1, scratch);
+  std::swap(har, scratch);
+  (void)K;
+}
+}  // namespace
+
 SliceVocoder::SliceVocoder(const Generator& generator, SliceOptions options) : gen_(generator), opt_(options) {
   spc_ = gen_.samples_per_frame();
   har_per_col_ = gen_.har_columns_per_frame();
@@ -54,7 +65,26 @@ void SliceVocoder::render_until(int64_t end, Tensor& audio) {
     copy_columns(*x_, lo, cols, xs_);
     copy_columns(har_, lo * har_per_col_, cols * har_per_col_ + 1, hs_);
     if (opt_.pooled_statistics) {
-      pool_.set_slice(cols, end_ - lo, end - lo);
+      std::vector<PooledSliceStats::Range> counted{{0, cols}};
+      const int64_t piece = opt_.excerpt_columns + 2 * opt_.excerpt_margin;
+      const int64_t future = T_ - hi;
+      if (!last && opt_.excerpts > 0 && future >= opt_.excerpts * piece) {
+        // Excerpts of [hi, T), evenly spread, appended after the slice's own input.
+        const int64_t step = future / opt_.excerpts;
+        Tensor xe, he, scratch;
+        for (int k = 0; k < opt_.excerpts; ++k) {
+          const int64_t p0 = hi + k * step + (step - piece) / 2;
+          const int64_t at = xs_.dim(1);
+          copy_columns(*x_, p0, piece, xe);
+          append_columns(xs_, xe, scratch);
+          // har: drop the slice's closing column, append the excerpt's, then a closing column again.
+          drop_back_har_column(hs_, scratch);
+          copy_columns(har_, p0 * har_per_col_, piece * har_per_col_ + 1, he);
+          append_columns(hs_, he, scratch);
+          counted.push_back({at + opt_.excerpt_margin, at + opt_.excerpt_margin + opt_.excerpt_columns});
+        }
+      }
+      pool_.set_slice(xs_.dim(1), counted, {{end_ - lo, end - lo}});
       PooledSliceStats::Scope scope(pool_);
       gen_.forward_from_har(xs_, hs_, style_, slice_audio_);
     } else {

@@ -33,6 +33,12 @@ struct SliceOptions {
   // Statistics of a slice: its own ("own"), or pooled with the columns of the slices before it ("pooled",
   // PooledSliceStats in vocoder/adain.h), which brings later slices closer to the whole segment's.
   bool pooled_statistics = true;
+  // Pooled statistics only: every slice but the last also computes this many short excerpts of the rest of
+  // the segment (evenly spread, each `excerpt_columns` long plus `excerpt_margin` columns of context on both
+  // sides, appended to the slice's input) whose columns count in its statistics and are then dropped: a
+  // sample of what the slice's own columns cannot tell about the rest of the segment.
+  int excerpts = 0;
+  int64_t excerpt_columns = 12, excerpt_margin = 4;
 };
 
 class SliceVocoder {

@@ -75,6 +75,11 @@ SpeakerOptions speaker_options(const SpeechOptions& o) {
   so.seed = o.seed;
   so.mode = parse_synthesis_mode(o.mode);
   so.stream.slice_schedule.first_slice_seconds = o.first_slice;
+  // For the measurements of docs/streaming.md: each slice with only its own statistics (worse; not an option).
+  if (const char* s = std::getenv("KOKORO_SLICE_STATS"); s && std::string(s) == "own") so.stream.slice.pooled_statistics = false;
+  if (const char* s = std::getenv("KOKORO_SLICE_EXCERPTS")) so.stream.slice.excerpts = std::atoi(s);
+  if (const char* s = std::getenv("KOKORO_SLICE_EXCERPT_COLS")) so.stream.slice.excerpt_columns = std::atoi(s);
+  if (const char* s = std::getenv("KOKORO_SLICE_EXCERPT_MARGIN")) so.stream.slice.excerpt_margin = std::atoi(s);
   if (so.mode == SynthesisMode::stream) {
     // Chunk schedule and statistics as docs/streaming.md recommends (the voice's priors when calibrated).
     std::string note;
