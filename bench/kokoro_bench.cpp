@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -95,6 +96,29 @@ void measure_text_side(const Synthesizer& synth, const std::string& assets, Benc
   r.text_side_stages_20 = stages[best];
 }
 
+// --quality: bench/quality/run.sh (Python, PyPI once; docs in bench/quality/README.md) on the same mode and
+// precision with the kokoro-say beside this binary; its summaries (WER, DNSMOS, LSD/MCD, duration, level,
+// leak for the system, the whole-sentence exact reference and the seed-to-seed floor) go into the JSON.
+nlohmann::json run_quality(const std::string& mode, const std::string& precision, const std::string& voice) {
+  const std::filesystem::path bin_dir = std::filesystem::read_symlink("/proc/self/exe").parent_path();
+  const std::string say_mode = mode == "engine-exact" ? "exact" : mode;
+  const std::string name = "kokoro-bench-" + say_mode + "-" + precision + "-" + voice;
+  const std::string harness = std::string(KOKORO_SOURCE_DIR) + "/bench/quality/run.sh";
+  const std::string cmd = "'" + harness + "' --name " + name + " --bin '" + (bin_dir / "kokoro-say").string() +
+                          "' -- --mode " + say_mode + " --precision " + precision + " --voice " + voice + " 1>&2";
+  std::fprintf(stderr, "kokoro-bench: quality: %s\n", cmd.c_str());
+  if (std::system(cmd.c_str()) != 0) throw Error("kokoro-bench: the quality harness failed (command above)");
+  const std::string path = std::string(KOKORO_SOURCE_DIR) + "/bench/quality/results/" + name + ".json";
+  std::ifstream f(path);
+  if (!f) throw Error("kokoro-bench: the quality harness wrote no " + path);
+  const nlohmann::json r = nlohmann::json::parse(f);
+  return {{"results", path},
+          {"system", r.at("system").at("summary")},
+          {"reference", r.at("reference").at("summary")},
+          {"floor", r.at("floor").at("summary")},
+          {"reference_args", r.at("reference_args")}};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -104,7 +128,7 @@ int main(int argc, char** argv) {
   int repeat = 3, threads = num_threads(), text_runs = 20;
   size_t first_words = 0;
   std::string phoneme_file, precision_opt;
-  bool json = false, no_peak = false;
+  bool json = false, no_peak = false, quality = false;
   app.add_option("--mode", mode,
                  "exact (Synthesizer per segment, stages split), engine-exact, slice or stream (the streaming engine "
                  "in that mode onto a simulated real-time device)")
@@ -124,6 +148,9 @@ int main(int argc, char** argv) {
   app.add_option("--precision", precision_opt, "fp32, bf16 or bf16-all (default: KOKORO_PRECISION, then fp32)")
       ->check(CLI::IsMember({"fp32", "bf16", "bf16-all"}));
   app.add_flag("--no-peak", no_peak, "Skip the GEMM peak measurement");
+  app.add_flag("--quality", quality,
+               "Also run bench/quality (ASR word errors, DNSMOS, LSD/MCD against whole-sentence exact mode; needs PyPI "
+               "once) on this mode and precision; adds a \"quality\" object to the JSON");
   app.add_option("--phoneme-file", phoneme_file, "Time these phoneme strings (one segment per line) instead of corpora");
   CLI11_PARSE(app, argc, argv);
 
@@ -179,7 +206,8 @@ int main(int argc, char** argv) {
     measure_text_side(*synth, assets, r, text_runs);
     if (!no_peak) r.peak = measure_gemm_peak(threads);
 
-    const nlohmann::json j = to_json(r, synth->model());
+    nlohmann::json j = to_json(r, synth->model());
+    if (quality) j["quality"] = run_quality(mode, r.precision, voice);
     if (!json_file.empty()) std::ofstream(json_file) << j.dump(2) << "\n";
     if (json)
       std::cout << j.dump(2) << "\n";
