@@ -153,6 +153,15 @@ bool any_sound(const std::vector<float>& v, std::size_t from = 0) {
   return false;
 }
 
+// Barge-in: stop(); the output thread flushes on its own (even while the vocoder is stuck), after which only
+// the fade-out may sound and the next 20 periods are silent.
+void stop_and_expect_silence(StreamEngine& eng, ManualDeviceSink& sink, std::size_t period) {
+  eng.stop();
+  while (eng.stats().flushes == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_FALSE(any_sound(sink.render(period), kFlushFadeFrames)) << "only the fade-out may sound after the flush";
+  for (int i = 0; i < 20; ++i) ASSERT_FALSE(any_sound(sink.render(period))) << "period " << i << " after the flush";
+}
+
 // A hook the vocoder worker calls before each chunk; blocks while the test holds it.
 class Gate {
  public:
@@ -446,11 +455,7 @@ TEST(StreamEngine, SliceModeBargeInWhileStuckBetweenSlices) {
   bool heard = false;
   for (int i = 0; i < 200 && !heard; ++i) heard = any_sound(sink.render(kPeriod));
   ASSERT_TRUE(heard) << "the first slice should play while the second is not computed";
-  eng.stop();
-  while (eng.stats().flushes == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  const std::vector<float> first = sink.render(kPeriod);
-  EXPECT_FALSE(any_sound(first, kFlushFadeFrames)) << "only the fade-out may sound after the flush";
-  for (int i = 0; i < 20; ++i) ASSERT_FALSE(any_sound(sink.render(kPeriod))) << "period " << i << " after the flush";
+  stop_and_expect_silence(eng, sink, kPeriod);
   gate.release();
   ASSERT_TRUE(eng.wait_idle(60 * kTimeScale));
   slices = 100;
@@ -490,12 +495,7 @@ TEST(StreamEngine, BargeInSilencesTheDeviceWhileTheVocoderIsStillComputing) {
   ASSERT_TRUE(heard);
   ASSERT_GT(sink.queued(), kPeriod) << "stale audio must still be queued for the test to mean anything";
 
-  eng.stop();
-  // The output thread flushes on its own, although the vocoder is still stuck.
-  while (eng.stats().flushes == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  const std::vector<float> first = sink.render(kPeriod);
-  EXPECT_FALSE(any_sound(first, kFlushFadeFrames)) << "only the fade-out may sound after the flush";
-  for (int i = 0; i < 20; ++i) ASSERT_FALSE(any_sound(sink.render(kPeriod))) << "period " << i << " after the flush";
+  stop_and_expect_silence(eng, sink, kPeriod);
 
   gate.release();
   ASSERT_TRUE(eng.wait_idle(60 * kTimeScale));
