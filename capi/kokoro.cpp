@@ -310,8 +310,12 @@ kokoro_engine* kokoro_open(const kokoro_config* config) {
       else if (const char* env = std::getenv("KOKORO_PRECISION"); env && *env)
         kokoro::set_precision(kokoro::parse_precision(env, "KOKORO_PRECISION"));
       kokoro::set_num_threads(c.threads ? c.threads : 2);
-      e->synthesizer = std::make_shared<const kokoro::Synthesizer>(
-          kokoro::ModelFile::open(kokoro::default_model_path(c.model_path ? c.model_path : "")));
+      const std::string model = kokoro::default_model_path(c.model_path ? c.model_path : "");
+      try {
+        e->synthesizer = std::make_shared<const kokoro::Synthesizer>(kokoro::ModelFile::open(model));
+      } catch (const kokoro::Error& ex) {
+        throw kokoro::Error(ex.what() + kokoro::missing_model_hint(model));
+      }
       e->voice_names = kokoro::VoicePack::list(e->assets_dir);
       // The default language's frontend now, so that a broken assets directory fails here, not mid-speech.
       frontend_for(*e, "en-us");

@@ -48,7 +48,12 @@ SpeechEngine load_speech_engine(const SpeechOptions& o) {
   e.voice = VoicePack::resolve(o.voice, e.assets_dir);
   set_num_threads(o.threads);
   if (!o.precision.empty()) set_precision(parse_precision(o.precision, "--precision"));
-  e.synthesizer = std::make_shared<const Synthesizer>(ModelFile::open(default_model_path(o.model)));
+  const std::string model = default_model_path(o.model);
+  try {
+    e.synthesizer = std::make_shared<const Synthesizer>(ModelFile::open(model));
+  } catch (const Error& ex) {
+    throw Error(ex.what() + missing_model_hint(model));
+  }
   return e;
 }
 
