@@ -12,7 +12,7 @@ namespace kokoro::app {
 
 void add_speech_options(CLI::App& app, SpeechOptions& o) {
   app.add_option("--voice", o.voice, "Voice name, .bin file, or blend like af_heart:0.6,af_bella:0.4")->capture_default_str();
-  app.add_option("--speed", o.speed, "Speaking rate (0.5..2)")->check(CLI::Range(0.25f, 4.0f))->capture_default_str();
+  app.add_option("--speed", o.speed, "Speaking rate (0.25..4; 1 is normal)")->check(CLI::Range(0.25f, 4.0f))->capture_default_str();
   app.add_option("--lang", o.lang, "Language: en-us, en-gb, es, fr-fr, hi, it, pt-br")->capture_default_str();
   app.add_option("--mode", o.mode,
                  "Synthesis mode: exact (whole segments, identical to the reference) or stream (first audio after "
