@@ -22,7 +22,8 @@ set(CPACK_DEBIAN_PACKAGE_DEPENDS "espeak-ng-data, bash")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3, python3-pip, curl, ca-certificates")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "jackd2")
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)  # shlibs file and the ldconfig trigger for libkokoro.so.0
-set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${CMAKE_CURRENT_SOURCE_DIR}/debian/postinst ${CMAKE_CURRENT_SOURCE_DIR}/debian/postrm)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${CMAKE_CURRENT_SOURCE_DIR}/debian/postinst ${CMAKE_CURRENT_SOURCE_DIR}/debian/postrm
+    ${CMAKE_CURRENT_SOURCE_DIR}/debian/triggers)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 if(NOT KOKORO_PORTABLE)
   message(STATUS "cpack: KOKORO_PORTABLE is OFF: a package built here runs only on CPUs like this one "
