@@ -10,7 +10,7 @@ Speaker::Speaker(std::shared_ptr<const Synthesizer> synth, std::shared_ptr<const
 
 Speaker::~Speaker() = default;
 
-void Speaker::say(std::string text) { engine_->say(std::move(text)); }
+uint64_t Speaker::say(std::string text) { return engine_->say(std::move(text)); }
 void Speaker::stop() { engine_->stop(); }
 bool Speaker::wait_idle(double timeout_seconds) { return engine_->wait_idle(timeout_seconds); }
 void Speaker::on_report(std::function<void(const UtteranceReport&)> callback) { engine_->on_report(std::move(callback)); }

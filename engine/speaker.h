@@ -37,7 +37,7 @@ class Speaker {
           AudioSink& sink, SpeakerOptions options);
   ~Speaker();
 
-  void say(std::string text);  // queues; returns at once
+  uint64_t say(std::string text);  // queues; returns at once with the utterance id its events carry
   void stop();                 // barge-in: drop everything queued and the utterance being spoken
   // Blocks until every utterance said so far has been handed to the sink (or timeout; false then).
   bool wait_idle(double timeout_seconds = 3600);

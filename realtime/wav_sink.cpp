@@ -13,7 +13,9 @@ WavSink::WavSink(const SinkOptions& options) : path_(options.path), rate_(option
   SF_INFO info{};
   info.samplerate = rate_;
   info.channels = 1;
-  info.format = SF_FORMAT_WAV | (format_ == WavFormat::pcm16 ? SF_FORMAT_PCM_16 : SF_FORMAT_FLOAT);
+  // Float goes into WAVE_FORMAT_EXTENSIBLE (WAVEX): readers such as sox expect the extensible header for
+  // anything but integer PCM and warn about a plain float fmt chunk. 16-bit PCM stays the canonical header.
+  info.format = format_ == WavFormat::pcm16 ? (SF_FORMAT_WAV | SF_FORMAT_PCM_16) : (SF_FORMAT_WAVEX | SF_FORMAT_FLOAT);
   file_ = sf_open(path_.c_str(), SFM_WRITE, &info);
   if (!file_) throw Error("WAV sink: cannot create " + path_ + ": " + sf_strerror(nullptr));
   // Out-of-range samples clip to full scale in 16-bit files instead of wrapping around.

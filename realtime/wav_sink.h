@@ -1,4 +1,4 @@
-// WAV file sink (libsndfile): mono at the input rate, float32 or 16-bit PCM. write() writes straight to the
+// WAV file sink (libsndfile): mono at the input rate, float32 (extensible header) or 16-bit PCM. write() writes straight to the
 // file on the producer thread; there is no device and no ring, so flush/drain/interrupt have nothing to do.
 #pragma once
 #include <string>

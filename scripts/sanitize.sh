@@ -23,6 +23,8 @@ JOBS="${KOKORO_SANITIZE_JOBS:-2}"
 # this shared 2-vCPU machine (the model's arithmetic is what TSan slows down), a few minutes under ASan.
 TSAN_TESTS=(test_ringbuffer test_realtime test_portaudio_sink test_stream_engine)
 ASAN_TESTS=(test_ringbuffer test_realtime test_portaudio_sink test_stream_engine)
+# The C API (capi/, tests/test_capi.c) under ASan (leaks included) and TSan: its scenarios, not gtest.
+CAPI_SCENARIOS=(speak errors "fuzz 100")
 
 export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1 second_deadlock_stack=1}"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1 abort_on_error=1}"
@@ -36,8 +38,13 @@ run_tree() {  # name sanitizers tests...
   mkdir -p "$dir"
   cmake -S "$ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKOKORO_SANITIZE="$sanitizers" \
     -DKOKORO_BUILD_BENCH=OFF >"$dir/configure.log" 2>&1 || { cat "$dir/configure.log"; return 1; }
-  cmake --build "$dir" --target "$@" -j "$JOBS"
-  local t start
+  cmake --build "$dir" --target "$@" test_capi -j "$JOBS"
+  local t start scenario
+  for scenario in "${CAPI_SCENARIOS[@]}"; do
+    echo "-- $name: test_capi $scenario"
+    # shellcheck disable=SC2086  # "fuzz 100" is a scenario and its argument
+    "$dir/bin/test_capi" $scenario >/dev/null
+  done
   for t in "$@"; do
     start=$(date +%s%N)
     echo "-- $name: $t"

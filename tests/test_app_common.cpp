@@ -10,6 +10,8 @@
 
 #include "apps/common/line_reader.h"
 #include "apps/common/report.h"
+#include "apps/common/word_timestamps.h"
+#include "core/error.h"
 
 namespace kokoro::app {
 namespace {
@@ -118,6 +120,49 @@ TEST(Report, StatusLineWording) {
   EXPECT_NE(format_report(r).find("1 segment"), std::string::npos);
   r.error = "JACK client kokoro: JACK server shut down (gone)";
   EXPECT_EQ(format_report(r), "[failed] JACK client kokoro: JACK server shut down (gone)");
+}
+
+// kokoro-say --timestamps: word events resolved against the text said, whatever order they come in, and
+// written as JSON and WebVTT.
+TEST(WordTimestamps, EventsBeforeTheirTextAreResolvedAndFormatted) {
+  WordTimestamps ts;
+  StreamEvent start;
+  start.kind = StreamEvent::Kind::utterance_start;
+  start.utterance = 7;
+  ts.on_event(start);  // not a word: ignored
+  StreamEvent w;
+  w.kind = StreamEvent::Kind::word;
+  w.utterance = 7;
+  w.text_begin = 0;
+  w.text_end = 5;
+  w.time_s = 0.35;
+  w.end_s = 0.6504;
+  ts.on_event(w);  // before said(): the text is known only later
+  w.text_begin = 7;
+  w.text_end = 12;
+  w.time_s = 61.25;
+  w.end_s = 3725.5;
+  ts.on_event(w);
+  w.utterance = 8;  // an utterance never said: dropped
+  ts.on_event(w);
+  ts.said(7, "Hello, \"you\"");
+  const auto words = ts.words();
+  ASSERT_EQ(words.size(), 2u);
+  EXPECT_EQ(words[0].text, "Hello");
+  EXPECT_EQ(words[1].text, "\"you\"");
+  EXPECT_EQ(WordTimestamps::to_vtt(words),
+            "WEBVTT\n\n00:00:00.350 --> 00:00:00.650\nHello\n\n00:01:01.250 --> 01:02:05.500\n\"you\"\n");
+  EXPECT_EQ(WordTimestamps::to_json(words),
+            "[\n {\n  \"end\": 0.65,\n  \"start\": 0.35,\n  \"utterance\": 7,\n  \"word\": \"Hello\"\n },\n {\n"
+            "  \"end\": 3725.5,\n  \"start\": 61.25,\n  \"utterance\": 7,\n  \"word\": \"\\\"you\\\"\"\n }\n]\n");
+}
+
+TEST(WordTimestamps, FormatFromNameOrFlag) {
+  EXPECT_EQ(parse_timestamp_format("", "words.vtt"), TimestampFormat::vtt);
+  EXPECT_EQ(parse_timestamp_format("", "words.json"), TimestampFormat::json);
+  EXPECT_EQ(parse_timestamp_format("", "words"), TimestampFormat::json);
+  EXPECT_EQ(parse_timestamp_format("json", "words.vtt"), TimestampFormat::json);
+  EXPECT_THROW(parse_timestamp_format("srt", "x"), Error);
 }
 
 }  // namespace

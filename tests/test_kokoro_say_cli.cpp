@@ -7,6 +7,10 @@
 #include <sndfile.h>
 #include <sys/stat.h>
 
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
 #include "app_test_support.h"
 
 namespace kokoro {
@@ -114,6 +118,36 @@ TEST(KokoroSayInput, BadOptionValuesAreRejectedByTheParser) {
   const auto o = run_to_end({kSay, "--output", "speakers", "Hello."}, "", 30, kNoServer);
   EXPECT_NE(o.code(), 0);
   EXPECT_NE(o.err.find("--output"), std::string::npos) << o.err;
+}
+
+// --timestamps: every word of the text, in order, with times inside the WAV written alongside.
+TEST(KokoroSayOutput, WordTimestampsAsWebVttMatchTheWav) {
+  test::TempDir dir;
+  const std::string wav = dir.file("out.wav"), vtt = dir.file("words.vtt");
+  const auto r = run_to_end({kSay, "-q", "-o", wav, "--timestamps", vtt, "One small step for a man."}, "", 60, kNoServer);
+  ASSERT_EQ(r.code(), 0) << r.err;
+  std::ifstream in(vtt);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string s = text.str();
+  ASSERT_EQ(s.rfind("WEBVTT\n", 0), 0u) << s;
+  std::vector<std::string> words;
+  double last_end = 0;
+  std::istringstream lines(s);
+  std::string line;
+  while (std::getline(lines, line)) {
+    int h1, m1, h2, m2;
+    double s1, s2;
+    if (std::sscanf(line.c_str(), "%d:%d:%lf --> %d:%d:%lf", &h1, &m1, &s1, &h2, &m2, &s2) != 6) continue;
+    const double start = h1 * 3600 + m1 * 60 + s1, end = h2 * 3600 + m2 * 60 + s2;
+    EXPECT_LE(start, end) << line;
+    EXPECT_GE(start, last_end - 1e-3) << "cues out of order at " << line;
+    last_end = end;
+    ASSERT_TRUE(std::getline(lines, line));
+    words.push_back(line);
+  }
+  EXPECT_EQ(words, (std::vector<std::string>{"One", "small", "step", "for", "a", "man"})) << s;
+  EXPECT_LE(last_end, wav_seconds(wav) + 1e-3) << "a word ends after the audio";
 }
 
 // kokoro-say in a terminal: a typed line is spoken (status line with speech in it), and Ctrl-C while

@@ -416,7 +416,7 @@ TEST(WavSink, Float32RoundTripsExactly) {
   const auto back = read_wav(o.path, info);
   EXPECT_EQ(info.samplerate, 24000);
   EXPECT_EQ(info.channels, 1);
-  EXPECT_EQ(info.format, SF_FORMAT_WAV | SF_FORMAT_FLOAT);
+  EXPECT_EQ(info.format, SF_FORMAT_WAVEX | SF_FORMAT_FLOAT);  // the extensible header sox expects for float
   EXPECT_EQ(back, a);
 }
 

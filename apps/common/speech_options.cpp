@@ -14,7 +14,7 @@ namespace kokoro::app {
 
 void add_speech_options(CLI::App& app, SpeechOptions& o) {
   app.add_option("--voice", o.voice, "Voice name, .bin file, or blend like af_heart:0.6,af_bella:0.4")->capture_default_str();
-  app.add_option("--speed", o.speed, "Speaking rate (0.5..2)")->check(CLI::Range(0.25f, 4.0f))->capture_default_str();
+  app.add_option("--speed", o.speed, "Speaking rate (0.25..4; 1 is normal)")->check(CLI::Range(0.25f, 4.0f))->capture_default_str();
   app.add_option("--lang", o.lang, "Language: en-us, en-gb, es, fr-fr, hi, it, pt-br")->capture_default_str();
   app.add_option("--mode", o.mode,
                  "Synthesis mode: exact (whole sentences vocoded whole, identical to the reference), slice (same "
@@ -59,7 +59,12 @@ SpeechEngine load_speech_engine(const SpeechOptions& o) {
     set_precision(parse_precision(o.precision, "--precision"));
   else if (!std::getenv("KOKORO_PRECISION") && bf16_supported())
     set_precision(Precision::bf16);  // transparent (docs/benchmarks.md) and ~1.6x faster; fp32 is one flag away
-  e.synthesizer = std::make_shared<const Synthesizer>(ModelFile::open(default_model_path(o.model)));
+  const std::string model = default_model_path(o.model);
+  try {
+    e.synthesizer = std::make_shared<const Synthesizer>(ModelFile::open(model));
+  } catch (const Error& ex) {
+    throw Error(ex.what() + missing_model_hint(model));
+  }
   return e;
 }
 

@@ -22,6 +22,7 @@
 #include "apps/common/report.h"
 #include "apps/common/shutdown.h"
 #include "apps/common/speech_options.h"
+#include "apps/common/word_timestamps.h"
 #include "core/assets.h"
 #include "core/error.h"
 #include "engine/speaker.h"
@@ -36,6 +37,7 @@ struct Options {
   std::vector<std::string> words;
   std::string output = "auto", out_file, device;
   std::string jack_name = "kokoro";
+  std::string timestamps, timestamps_format;
   bool phonemes = false, list_voices = false, list_devices = false, interrupt = false;
   bool quiet = false, verbose = false, reference_noise = false;
 };
@@ -141,6 +143,11 @@ int main(int argc, char** argv) {
   app.add_flag("--list-devices", o.list_devices, "List PortAudio output devices");
   app.add_flag("--reference-noise", o.reference_noise,
                "Use the deterministic noise of tools/reference (to compare with the official implementation)");
+  app.add_option("--timestamps", o.timestamps,
+                 "Write each spoken word's start and end (seconds in the audio output; for -o, in the file) to this "
+                 "file: JSON, or WebVTT captions when it ends in .vtt");
+  app.add_option("--timestamps-format", o.timestamps_format, "Format of --timestamps: json or vtt (default: by name)")
+      ->check(CLI::IsMember({"json", "vtt"}));
   app.add_flag("-q,--quiet", o.quiet, "No status lines");
   app.add_flag("-v,--verbose", o.verbose, "Debug logging");
   CLI11_PARSE(app, argc, argv);
@@ -183,6 +190,17 @@ int main(int argc, char** argv) {
     kokoro::SpeakerOptions so = kokoro::app::speaker_options(o.speech);
     so.reference_noise = o.reference_noise;
     kokoro::Speaker speaker(engine.synthesizer, frontend, std::move(engine.voice), *sink, so);
+    kokoro::app::WordTimestamps timestamps;
+    const auto timestamp_format = kokoro::app::parse_timestamp_format(o.timestamps_format, o.timestamps);
+    if (!o.timestamps.empty()) speaker.on_event([&](const kokoro::StreamEvent& e) { timestamps.on_event(e); });
+    auto say = [&](std::string text) {
+      const std::string copy = o.timestamps.empty() ? std::string() : text;
+      const uint64_t id = speaker.say(std::move(text));
+      if (!o.timestamps.empty()) timestamps.said(id, copy);
+    };
+    auto write_timestamps = [&] {
+      if (!o.timestamps.empty()) timestamps.write(o.timestamps, timestamp_format);
+    };
     std::atomic<bool> failed{false};
     speaker.on_report([&](const kokoro::UtteranceReport& r) {
       if (!r.error.empty()) failed = true;
@@ -195,7 +213,7 @@ int main(int argc, char** argv) {
 
     bool quit = false;
     if (!o.words.empty()) {
-      speaker.say(joined);
+      say(joined);
       quit = !wait_spoken(speaker);
     } else {
       const bool tty = isatty(STDIN_FILENO);
@@ -204,7 +222,7 @@ int main(int argc, char** argv) {
       while (read_line(line, speaker, quit)) {
         if (line.text.find_first_not_of(" \t\r") == std::string::npos) continue;
         if (o.interrupt && !line.continued) speaker.stop();
-        speaker.say(std::move(line.text));
+        say(std::move(line.text));
       }
       // End of input: finish speaking, unless Ctrl-C comes first.
       if (!quit) quit = !wait_spoken(speaker);
@@ -212,9 +230,11 @@ int main(int argc, char** argv) {
     if (quit) {
       // Ctrl-C: stop now; a segment still being synthesized after 2 s is not waited for.
       kokoro::app::stop_speaker_or_exit(speaker, 2.0, 130, "kokoro-say");
+      write_timestamps();  // the words spoken before Ctrl-C
       return 130;
     }
     sink->drain(60.0);
+    write_timestamps();
     return failed ? 1 : 0;
   } catch (const kokoro::Error& e) {
     std::fprintf(stderr, "kokoro-say: %s\n", e.what());

@@ -1,0 +1,157 @@
+/* kokoro.h: the C interface of kokoro-rt, a real-time text-to-speech engine for Kokoro-82M.
+ *
+ *   kokoro_engine* e = kokoro_open(NULL);                 // model and assets found as kokoro-say finds them
+ *   if (!e) { fprintf(stderr, "%s\n", kokoro_last_error()); return 1; }
+ *   int rc = kokoro_speak(e, "Hello there.", NULL, on_audio, on_event, &state);
+ *   if (rc < 0) fprintf(stderr, "%s\n", kokoro_last_error());
+ *   kokoro_close(e);
+ *
+ * Audio: mono 32-bit float samples at KOKORO_SAMPLE_RATE (24000 Hz), nominally within [-1, 1], handed to the
+ * audio callback in chunks as soon as the engine has them (the first chunk long before the sentence is
+ * synthesized), in order, without gaps.
+ *
+ * Errors: calls that can fail return an int status: KOKORO_OK (0), KOKORO_STOPPED (1, not an error), or a
+ * negative KOKORO_ERR_* code; kokoro_open returns NULL. After a failure, kokoro_last_error() returns a
+ * message on the failing thread that says what was wrong (file, voice, language, argument). No C++
+ * exception ever leaves this library.
+ *
+ * Structs passed in begin with a `size` field: set it to sizeof(the struct), or leave the whole struct
+ * zero-initialised (size 0 means "this header's version", and every zero field means its default). Later
+ * versions only append fields, so a program built against this header keeps working with newer libraries;
+ * a size the library does not know is refused with KOKORO_ERR_STRUCT_SIZE.
+ *
+ * Threads: every function may be called from any thread. One kokoro_speak runs at a time per engine (a
+ * second concurrent call on the same engine returns KOKORO_ERR_BUSY; use one engine per concurrent voice).
+ * kokoro_stop is the call meant for other threads (barge-in). Callbacks run on an engine thread, not on the
+ * caller's; inside them only kokoro_stop (or returning nonzero) and the functions that take no engine are
+ * allowed.
+ *
+ * Handles: kokoro_engine is opaque. A handle that was closed, or was never returned by kokoro_open, is
+ * rejected with KOKORO_ERR_INVALID_HANDLE (the library keeps a registry of open engines; it never
+ * dereferences an unknown pointer).
+ */
+#ifndef KOKORO_H
+#define KOKORO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define KOKORO_API __attribute__((visibility("default")))
+#else
+#define KOKORO_API
+#endif
+
+#define KOKORO_SAMPLE_RATE 24000
+
+/* Status codes. */
+#define KOKORO_OK 0
+#define KOKORO_STOPPED 1                  /* kokoro_stop, kokoro_close or a callback ended the speech early */
+#define KOKORO_ERR_INVALID_ARGUMENT (-1)  /* NULL where a value is needed, empty text, unknown mode, bad speed */
+#define KOKORO_ERR_INVALID_HANDLE (-2)    /* NULL, closed or unknown engine */
+#define KOKORO_ERR_STRUCT_SIZE (-3)       /* a struct's size field this library does not know */
+#define KOKORO_ERR_INVALID_TEXT (-4)      /* text is not valid UTF-8 */
+#define KOKORO_ERR_VOICE (-5)             /* unknown or unreadable voice */
+#define KOKORO_ERR_LANGUAGE (-6)          /* unsupported language */
+#define KOKORO_ERR_BUSY (-7)              /* another kokoro_speak is running on this engine */
+#define KOKORO_ERR_SYNTHESIS (-8)         /* the engine could not speak the text (message says why) */
+#define KOKORO_ERR_MODEL (-9)             /* model file or assets missing or invalid (kokoro_open) */
+#define KOKORO_ERR_INTERNAL (-10)         /* anything else (out of memory, ...) */
+
+/* Version of the library ("0.1.0"); a static string. */
+KOKORO_API const char* kokoro_version(void);
+
+/* The message of the most recent failed call on the calling thread ("" if none). Valid until the next call
+ * into this library on the same thread. */
+KOKORO_API const char* kokoro_last_error(void);
+
+/* A short constant description of a status code ("invalid argument", ...). */
+KOKORO_API const char* kokoro_status_string(int status);
+
+typedef struct kokoro_engine kokoro_engine;
+
+/* Engine settings. Zero (or NULL) in any field means its default. */
+typedef struct kokoro_config {
+  size_t size;             /* sizeof(kokoro_config), or 0 */
+  const char* model_path;  /* NULL: $KOKORO_MODEL, then <prefix>/share/kokoro-rt/kokoro-v1_0.kokoro when
+                              installed, then the build tree's models/ */
+  const char* assets_dir;  /* config.json, voices/, lexicons/. NULL: $KOKORO_ASSETS, then
+                              <prefix>/share/kokoro-rt/assets when installed, then the build tree's */
+  int threads;             /* compute threads (1..64). 0: 2. Process-wide: the last kokoro_open sets it */
+  const char* precision;   /* "fp32", "bf16", "bf16-all". NULL: $KOKORO_PRECISION, then "fp32". Process-wide */
+  int verbose;             /* nonzero: debug messages on stderr (default: warnings and errors only) */
+} kokoro_config;
+
+/* Loads the model, the assets and the voice list (about a second). NULL config: all defaults. Returns NULL
+ * on failure (kokoro_last_error says why: which file is missing, which value is wrong). */
+KOKORO_API kokoro_engine* kokoro_open(const kokoro_config* config);
+
+/* Stops any speech in progress (the kokoro_speak running on another thread returns KOKORO_STOPPED once it
+ * has let go of the engine) and frees the engine. The handle is invalid afterwards; closing it again, or
+ * closing NULL, is harmless (KOKORO_ERR_INVALID_HANDLE is set as the last error, nothing else happens). */
+KOKORO_API void kokoro_close(kokoro_engine* engine);
+
+/* Voices available in the engine's assets, sorted ("af_heart", ...). On success *names points to
+ * *count strings owned by the engine, valid until kokoro_close. */
+KOKORO_API int kokoro_list_voices(kokoro_engine* engine, const char* const** names, size_t* count);
+
+/* How to speak. Zero (or NULL) in any field means its default. */
+typedef struct kokoro_speak_options {
+  size_t size;           /* sizeof(kokoro_speak_options), or 0 */
+  const char* voice;     /* a voice name, a .bin path, or a blend "af_heart:0.6,af_bella:0.4". NULL: "af_heart" */
+  const char* language;  /* "en-us", "en-gb", "es", "fr-fr", "hi", "it", "pt-br". NULL: "en-us" */
+  float speed;           /* speaking rate, 0.25..4. 0: 1.0 */
+  const char* mode;      /* synthesis mode by name: "exact", "slice", "stream" (see the engine's
+                            docs/streaming.md). NULL: the engine's default. A string, so that new modes
+                            need no new ABI */
+  uint64_t seed;         /* noise seed: the same seed gives the same audio */
+  int phonemes;          /* nonzero: the text is a phoneme string (Kokoro's symbols), not text */
+} kokoro_speak_options;
+
+/* Events, in the order they happen in the audio: UTTERANCE_START, then per segment (a sentence or part of
+ * one) SEGMENT_START, WORD..., SEGMENT_END, and finally UTTERANCE_END (not sent when the speech is stopped). */
+typedef enum kokoro_event_kind {
+  KOKORO_EVENT_UTTERANCE_START = 0,
+  KOKORO_EVENT_SEGMENT_START = 1,
+  KOKORO_EVENT_WORD = 2,
+  KOKORO_EVENT_SEGMENT_END = 3,
+  KOKORO_EVENT_UTTERANCE_END = 4
+} kokoro_event_kind;
+
+typedef struct kokoro_event {
+  size_t size;            /* sizeof(kokoro_event) as the library fills it; later versions append fields */
+  int kind;               /* a kokoro_event_kind; ignore kinds you do not know */
+  size_t text_begin;      /* segments and words: byte range in the text given to kokoro_speak */
+  size_t text_end;
+  uint64_t start_sample;  /* where it starts in this call's audio (samples at KOKORO_SAMPLE_RATE) */
+  uint64_t end_sample;    /* segments and words: where it ends; otherwise = start_sample */
+} kokoro_event;
+
+/* Audio: `count` samples, valid only during the call. Events: valid only during the call. An event is sent
+ * once the audio up to its start_sample has been handed to the audio callback. Return 0 to go on, nonzero
+ * to stop the speech (kokoro_speak then returns KOKORO_STOPPED). Either callback may be NULL. */
+typedef int (*kokoro_audio_callback)(const float* samples, size_t count, void* user_data);
+typedef int (*kokoro_event_callback)(const kokoro_event* event, void* user_data);
+
+/* Speaks `text` (UTF-8, NUL-terminated) and returns when all of it has been handed to the callbacks
+ * (KOKORO_OK), when it was stopped (KOKORO_STOPPED), or on failure (a KOKORO_ERR_* code; nothing more is
+ * delivered). `options` may be NULL (defaults). `text` and `options` are copied; they need not outlive the
+ * call. The first audio arrives after the engine's first chunk, long before the call returns. */
+KOKORO_API int kokoro_speak(kokoro_engine* engine, const char* text, const kokoro_speak_options* options,
+                            kokoro_audio_callback on_audio, kokoro_event_callback on_event, void* user_data);
+
+/* Barge-in: stops the kokoro_speak running on this engine (from any thread, including inside a callback).
+ * Once kokoro_stop returns, no further callback of that speech starts (one already running finishes), and
+ * kokoro_speak returns KOKORO_STOPPED promptly (the engine abandons its work between chunks). Nothing
+ * running: nothing happens. Returns KOKORO_OK, or KOKORO_ERR_INVALID_HANDLE. Not async-signal-safe. */
+KOKORO_API int kokoro_stop(kokoro_engine* engine);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KOKORO_H */

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Install, then build against the install the way an outside user would (issue 13, "done when"):
+#   1. cmake --install BUILD --prefix TMP
+#   2. examples/say_to_wav.c compiled with only `pkg-config --cflags --libs kokoro` (PKG_CONFIG_PATH=TMP)
+#   3. run it with no KOKORO_* variables: the installed engine finds its assets in TMP/share/kokoro-rt and
+#      the model there too (a symlink to MODEL stands in for kokoro-fetch-model's copy); check the WAV
+#   4. the same example through find_package(kokoro), statically linked to libkokoro.a, and run
+#   5. the model command is installed and documents --from-model
+#
+# Usage: tests/test_install.sh SOURCE_DIR BUILD_DIR MODEL      (ctest label capi; needs sox, pkg-config, cc)
+set -euo pipefail
+src=$1 build=$2 model=$3
+fail() { echo "test_install: FAIL: $*" >&2; exit 1; }
+[ -f "$model" ] || fail "model $model missing (scripts/fetch-assets)"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+
+cmake --install "$build" --prefix "$prefix" >/dev/null
+pc=$(find "$prefix" -name kokoro.pc | head -1)
+[ -n "$pc" ] || fail "no kokoro.pc installed"
+lib=$(cd "$(dirname "$pc")/.." && pwd)
+for f in "$prefix/include/kokoro.h" "$lib/libkokoro.a" "$lib/cmake/kokoro/kokoroConfig.cmake" \
+         "$prefix/bin/kokoro-say" "$prefix/bin/kokoro-fetch-model" "$prefix/share/kokoro-rt/assets/config.json"; do
+  [ -e "$f" ] || fail "$f not installed"
+done
+soname=$(readelf -d "$lib/libkokoro.so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
+[ "$soname" = "libkokoro.so.0" ] || fail "SONAME is '$soname'"
+exported=$(nm -D --defined-only "$lib/libkokoro.so" | awk '$2 == "T" {print $3}' | grep -vc '^kokoro_' || true)
+[ "$exported" = 0 ] || fail "libkokoro.so exports $exported symbols besides kokoro_*"
+
+export PKG_CONFIG_PATH=$(dirname "$pc")
+flags=$(pkg-config --cflags --libs kokoro)
+echo "pkg-config --cflags --libs kokoro: $flags"
+cc -std=c99 -Wall -Wextra -Werror -o "$tmp/say_to_wav" "$src/examples/say_to_wav.c" $flags
+
+# No KOKORO_MODEL / KOKORO_ASSETS: everything from the prefix (the model by symlink: a copy is 300 MB).
+ln -s "$(readlink -f "$model")" "$prefix/share/kokoro-rt/kokoro-v1_0.kokoro"
+check_wav() {  # file, minimum seconds
+  [ "$(soxi -r "$1")" = 24000 ] || fail "$1: rate $(soxi -r "$1")"
+  [ "$(soxi -c "$1")" = 1 ] || fail "$1: channels $(soxi -c "$1")"
+  local d rms
+  d=$(soxi -D "$1")
+  awk -v d="$d" -v m="$2" 'BEGIN { exit !(d > m) }' || fail "$1: $d s of audio, expected more than $2"
+  rms=$(sox "$1" -n stat 2>&1 | awk '/RMS +amplitude/ {print $3}')
+  awk -v r="$rms" 'BEGIN { exit !(r > 0.01) }' || fail "$1: RMS $rms (silent?)"
+  echo "$1: $d s, RMS $rms"
+}
+env -u KOKORO_MODEL -u KOKORO_ASSETS LD_LIBRARY_PATH="$lib" \
+  "$tmp/say_to_wav" "$tmp/hello.wav" "Hello from the installed library. It speaks through the C API." \
+  > "$tmp/words.txt"
+check_wav "$tmp/hello.wav" 1.5
+grep -q "installed" "$tmp/words.txt" || fail "no word event for 'installed': $(cat "$tmp/words.txt")"
+env -u KOKORO_MODEL -u KOKORO_ASSETS "$prefix/bin/kokoro-say" -v -q -o "$tmp/say.wav" "Installed." > "$tmp/say.log" 2>&1 ||
+  fail "installed kokoro-say: $(cat "$tmp/say.log")"
+grep -q "$prefix/share/kokoro-rt/assets" "$tmp/say.log" || fail "installed kokoro-say did not use the installed assets"
+check_wav "$tmp/say.wav" 0.3
+
+# find_package(kokoro) with the static library.
+cmake -S "$src/examples" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$tmp/consumer" >/dev/null
+if readelf -d "$tmp/consumer/say_to_wav_static" | grep -q libkokoro; then fail "static example needs libkokoro.so"; fi
+env -u KOKORO_MODEL -u KOKORO_ASSETS "$tmp/consumer/say_to_wav_static" "$tmp/static.wav" "Linked statically." >/dev/null
+check_wav "$tmp/static.wav" 0.5
+
+# The model command, into a data directory of its own (a copy of an existing model: no network).
+"$prefix/bin/kokoro-fetch-model" --help | grep -q -- --from-model || fail "kokoro-fetch-model --help"
+echo "test_install: ok"
