@@ -4,6 +4,7 @@
 #include <set>
 #include <tuple>
 
+#include "frontend/en_normalize.h"
 #include "frontend/en_tagger.h"
 #include "frontend/en_tokenizer.h"
 #include "frontend/stress.h"
@@ -318,8 +319,15 @@ void G2P::resolve_group(Group& w, TokenContext& ctx) const {
   }
 }
 
+std::string G2P::normalize_line(const std::vector<utf8::CodePoint>& line) const {
+  std::vector<Token> tokens = tokenize_line(line);
+  normalize_tokens(tokens, lexicon_.british());
+  return normalized_text(tokens);
+}
+
 std::vector<Token> G2P::phonemize_line(const std::vector<utf8::CodePoint>& line) const {
   std::vector<Token> tokens = tokenize_line(line);
+  normalize_tokens(tokens, lexicon_.british());
   tag_tokens(tokens);
   std::vector<Group> words = retokenize(tokens);
   TokenContext ctx;
@@ -333,6 +341,16 @@ std::vector<Token> G2P::phonemize_line(const std::vector<utf8::CodePoint>& line)
     for (auto& c : *t.phonemes) {
       if (c == U'ɾ') c = U'T';
       if (c == U'ʔ') c = U't';
+    }
+    // Words a normaliser made from one written form are one word again ("5km" -> "fˈIv kɪlˈɑmətəɹz").
+    if (t.group != 0 && !out.empty() && out.back().group == t.group) {
+      Token& g = out.back();
+      const bool pause = t.phonemes->size() == 1 && kPuncts.find((*t.phonemes)[0]) != std::u32string_view::npos;
+      if (!pause && !g.phonemes->empty() && g.space_after) g.phonemes->push_back(U' ');
+      *g.phonemes += *t.phonemes;
+      g.end = std::max(g.end, t.end);
+      g.space_after = t.space_after;
+      continue;
     }
     out.push_back(std::move(t));
   }

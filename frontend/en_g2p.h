@@ -24,6 +24,8 @@ class G2P {
 
   // Tokens of one line, each with phonemes set (possibly empty for silent tokens).
   std::vector<Token> phonemize_line(const std::vector<utf8::CodePoint>& line) const;
+  // The line's words after normalisation (en_normalize.h), as text: what phonemize_line will read.
+  std::string normalize_line(const std::vector<utf8::CodePoint>& line) const;
 
   // Longest text handed to the lexicon or espeak as one word; longer letter runs are cut into pieces
   // of this many characters (no dictionary word is that long) so bad input stays cheap.

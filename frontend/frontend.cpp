@@ -98,6 +98,23 @@ Frontend& Frontend::operator=(Frontend&&) noexcept = default;
 
 const FrontendOptions& Frontend::options() const { return impl_->options; }
 
+std::string Frontend::normalize(std::string_view text) const {
+  if (!impl_->language.english) return std::string(text);
+  const std::vector<utf8::CodePoint> cps = utf8::decode(text);
+  std::string out;
+  size_t i = 0;
+  while (i < cps.size()) {
+    size_t j = i;
+    while (j < cps.size() && !is_line_break(cps[j].cp)) ++j;
+    if (i > 0) out.push_back('\n');
+    const std::vector<utf8::CodePoint> line(cps.begin() + static_cast<std::ptrdiff_t>(i),
+                                            cps.begin() + static_cast<std::ptrdiff_t>(j));
+    out += impl_->en_g2p->normalize_line(line);
+    i = j + 1;
+  }
+  return out;
+}
+
 std::vector<Segment> Frontend::segment(std::string_view text) const {
   const std::vector<utf8::CodePoint> cps = utf8::decode(text);
   Chunker chunker(impl_->options.max_phonemes, impl_->options.first_segment_max_words);

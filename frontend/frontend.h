@@ -65,6 +65,10 @@ class Frontend {
   Frontend& operator=(Frontend&&) noexcept;
 
   std::vector<Segment> segment(std::string_view text) const;
+  // What segment() will say, as words: English text after normalisation ("5 km" -> "5 kilometers" is
+  // "five kilometers", "2:00 a.m." -> "two a.m."), one output line per input line. Other languages: the
+  // text unchanged (espeak-ng normalises internally).
+  std::string normalize(std::string_view text) const;
   const FrontendOptions& options() const;
 
  private:
