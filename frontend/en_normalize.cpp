@@ -9,9 +9,9 @@ void normalize_tokens(std::vector<Token>& tokens, bool british) {
   const norm::Dialect d{british};
   // Order matters where forms overlap: a date or a phone number is also digits and dashes, a time is
   // also a number, a unit after money ("$5 m") is a magnitude, and ranges ("10-20 km") come before units.
-  norm::normalize_web(tokens, d);
   norm::normalize_dates(tokens, d);
   norm::normalize_phone_numbers(tokens, d);
+  norm::normalize_web(tokens, d);
   norm::normalize_times(tokens, d);
   norm::normalize_money(tokens, d);
   norm::normalize_numbers(tokens, d);

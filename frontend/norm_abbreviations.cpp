@@ -70,7 +70,7 @@ struct Dotted {
   const char* said;
 };
 constexpr Dotted kDotted[] = {{"a.k.a.", "also known as"}, {"A.K.A.", "also known as"},
-                              {"w/", "with"},          {"w/o", "without"},        {"W/", "with"}};
+                              {"w/o", "without"},      {"w/", "with"},            {"W/", "with"}};
 
 bool is_capitalised_word(const Token& t) {
   return t.text.size() >= 2 && text::is_upper_letter(t.text[0]) && text::is_letter(t.text[1]);
@@ -129,7 +129,8 @@ void normalize_abbreviations(std::vector<Token>& toks, const Dialect&) {
           break;
         }
         case Where::kBeforeNumber:
-          ok = has_stop && next && starts_with_digit(*next);
+          // (The number may already be words: "Tel. 555-0100" after the phone pass.)
+          ok = has_stop && next && (starts_with_digit(*next) || next->group != 0);
           break;
         case Where::kAnywhere:
           ok = has_stop;

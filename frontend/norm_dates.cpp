@@ -85,19 +85,18 @@ Words full_date(long day, int month, const std::string& year, const Dialect& d) 
   return w;
 }
 
-// "2024-03-15": five tokens written together.
-size_t iso_date(const std::vector<Token>& toks, size_t i, const Dialect& d, Words& out) {
+bool numeric_date(const std::string& a, const Dialect& d, Words& out);
+
+// "2024-03-15", "12-25-2023", "2024/03/15": five tokens written together (the tokenizer splits at a
+// dash between digits), read as the one-token forms are.
+size_t split_date(const std::vector<Token>& toks, size_t i, const Dialect& d, Words& out) {
   if (i + 4 >= toks.size()) return 0;
   for (size_t k = i; k < i + 4; ++k)
     if (!joined(toks, k) || !is_free(toks[k])) return 0;
   if (!is_one_of(toks, i + 1, {"-", "/"}) || !is_one_of(toks, i + 3, {"-", "/"}) || !is_free(toks[i + 4])) return 0;
-  const std::string y = ascii(toks[i]), m = ascii(toks[i + 2]), dd = ascii(toks[i + 4]);
-  const auto mv = int_value(m), dv = int_value(dd);
-  if (y.size() != 4 || !all_digits(y) || m.size() != 2 || dd.size() != 2 || !mv || !dv || *mv < 1 || *mv > 12 ||
-      *dv < 1 || *dv > 31)
-    return 0;
-  out = full_date(*dv, static_cast<int>(*mv - 1), y, d);
-  return 5;
+  std::string all;
+  for (size_t k = i; k <= i + 4; ++k) all += ascii(toks[k]);
+  return numeric_date(all, d, out) ? 5 : 0;
 }
 
 // "03/15/2024", "15.03.2024", "3/15/24" as one token (also "2024/03/15").
@@ -143,7 +142,7 @@ void normalize_dates(std::vector<Token>& toks, const Dialect& d) {
   for (size_t i = 0; i < toks.size(); ++i) {
     if (!is_free(toks[i])) continue;
     Words w;
-    if (size_t n = iso_date(toks, i, d, w)) {
+    if (size_t n = split_date(toks, i, d, w)) {
       i = replace(toks, i, i + n, w) - 1;
       continue;
     }

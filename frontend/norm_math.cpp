@@ -17,6 +17,24 @@ void normalize_math(std::vector<Token>& toks, const Dialect&) {
     if (a == "^") read_as(toks, i, "to the power of");
     if (a == "*") read_as(toks, i, "times");
   }
+  // "x^2" stays one token (the tokenizer splits "^" only after a digit).
+  for (size_t i = 0; i < toks.size(); ++i) {
+    if (!is_free(toks[i])) continue;
+    const std::string a = ascii(toks[i]);
+    const size_t caret = a.find('^');
+    if (caret == std::string::npos || caret == 0 || caret + 1 >= a.size()) continue;
+    auto operand = [](const std::string& s) -> Words {
+      if (is_plain_number(s)) return number_words(s);
+      if (s.size() == 1 && std::isalpha(static_cast<unsigned char>(s[0]))) return {s};
+      return {};
+    };
+    const Words base = operand(a.substr(0, caret)), power = operand(a.substr(caret + 1));
+    if (base.empty() || power.empty()) continue;
+    Words w = base;
+    append(w, {"to", "the", "power", "of"});
+    append(w, power);
+    i = replace(toks, i, i + 1, w) - 1;
+  }
   for (size_t i = 0; i < toks.size(); ++i) {
     if (!is_free(toks[i])) continue;
     const std::u32string& t = toks[i].text;

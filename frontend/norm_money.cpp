@@ -54,7 +54,10 @@ void normalize_money(std::vector<Token>& toks, const Dialect&) {
     }
     const Currency* cur = currency_of(toks[i]);
     if (!cur || !joined(toks, i) || i + 1 >= toks.size() || !is_free(toks[i + 1])) continue;
-    const std::string a = ascii(toks[i + 1]);
+    std::string a = ascii(toks[i + 1]);
+    // "$400M." at the end of a sentence keeps its full stop in the token ("M." is not split off).
+    const bool full_stop = a.size() > 2 && a.back() == '.' && std::isalpha(static_cast<unsigned char>(a[a.size() - 2]));
+    if (full_stop) a.pop_back();
     // Split "2.3M" into the number and the magnitude.
     size_t k = a.size();
     while (k > 0 && std::isalpha(static_cast<unsigned char>(a[k - 1]))) --k;
@@ -76,6 +79,7 @@ void normalize_money(std::vector<Token>& toks, const Dialect&) {
     Words w = number_words(num);
     if (mag) w.emplace_back(mag);
     w.emplace_back(!mag && is_singular(num) ? cur->one : cur->many);
+    if (full_stop && end == i + 2) w.emplace_back(".");
     i = replace(toks, i, end, w) - 1;
   }
 }

@@ -28,6 +28,8 @@ Words fraction_words(long num, long den, bool article) {
     name = num == 1 ? "half" : "halves";
   } else if (den == 4) {
     name = num == 1 ? "quarter" : "quarters";
+  } else if (den == 100) {
+    name = num == 1 ? "hundredth" : "hundredths";
   } else {
     Words ord = ordinal_words(std::to_string(den));
     if (num != 1) ord.back() += "s";
@@ -113,8 +115,11 @@ void normalize_numbers(std::vector<Token>& toks, const Dialect&) {
       continue;
     }
     // "10-20": three tokens written together; the dash is read "to".
-    if (is_plain_int(a) && joined(toks, i) && is_one_of(toks, i + 1, {"-"}) && joined(toks, i + 1) &&
-        i + 2 < toks.size()) {
+    // Not inside a longer code written with dashes ("978-3-16-148410-0").
+    const bool dash_before = i > 0 && joined(toks, i - 1) && ascii(toks[i - 1]) == "-";
+    const bool dash_after = i + 3 < toks.size() && joined(toks, i + 2) && ascii(toks[i + 3]) == "-";
+    if (is_plain_int(a) && !dash_before && !dash_after && joined(toks, i) && is_one_of(toks, i + 1, {"-"}) &&
+        joined(toks, i + 1) && i + 2 < toks.size()) {
       std::string hi = ascii(toks[i + 2]);
       // "10-20%": the rest of the token after the number does not matter.
       size_t k = 0;

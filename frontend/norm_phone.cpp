@@ -23,12 +23,13 @@ bool is_group(const std::string& s, size_t min, size_t max) {
 }
 
 // Groups separated by "-" tokens written without spaces, starting at i: "555" "-" "0142".
-size_t dashed_groups(const std::vector<Token>& toks, size_t i, std::vector<std::string>& groups) {
+size_t dashed_groups(const std::vector<Token>& toks, size_t i, std::vector<std::string>& groups,
+                     size_t longest = 4) {
   size_t k = i;
-  while (k < toks.size() && is_free(toks[k]) && is_group(ascii(toks[k]), 1, 4)) {
+  while (k < toks.size() && is_free(toks[k]) && is_group(ascii(toks[k]), 1, longest)) {
     groups.push_back(ascii(toks[k]));
     if (joined(toks, k) && is_one_of(toks, k + 1, {"-"}) && joined(toks, k + 1) && k + 2 < toks.size() &&
-        is_group(ascii(toks[k + 2]), 1, 4)) {
+        is_group(ascii(toks[k + 2]), 1, longest)) {
       k += 2;
       continue;
     }
@@ -61,7 +62,7 @@ std::optional<Match> match_phone(const std::vector<Token>& toks, size_t i) {
         more.push_back(ascii(toks[k + 1]));
         next = k + 3;
       } else {
-        next = dashed_groups(toks, k, more);
+        next = dashed_groups(toks, k, more, 6);
       }
       if (more.empty()) break;
       for (auto& g : more) digits += g.size(), m.groups.push_back(std::move(g));

@@ -101,8 +101,8 @@ void normalize_roman(std::vector<Token>& toks, const Dialect&) {
       append(w, ordinal_words(std::to_string(v)));
     } else if (numbered) {
       w = cardinal_words(std::to_string(v));
-    } else if (a.size() >= 2 && is_capitalised_word(toks[i - 1]) && i >= 2) {
-      // "Rocky III" but not at the start of a sentence ("Then II...") where anything is capitalised.
+    } else if (a.size() >= 2 && is_capitalised_word(toks[i - 1])) {
+      // "Rocky III", "Apollo XIII": a numeral of two or more letters after a name.
       w = cardinal_words(std::to_string(v));
     } else {
       continue;

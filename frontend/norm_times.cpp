@@ -80,6 +80,12 @@ bool attached_meridiem(const std::string& a, std::string& number, std::string& m
 }  // namespace
 
 void normalize_times(std::vector<Token>& toks, const Dialect&) {
+  // "09:00-17:00": the dash between two times is read "to".
+  for (size_t i = 0; i + 2 < toks.size(); ++i) {
+    if (is_free(toks[i]) && parse_clock(ascii(toks[i])) && joined(toks, i) && is_one_of(toks, i + 1, {"-", "–"}) &&
+        joined(toks, i + 1) && is_free(toks[i + 2]) && parse_clock(ascii(toks[i + 2])))
+      read_as(toks, i + 1, "to");
+  }
   for (size_t i = 0; i < toks.size(); ++i) {
     if (!is_free(toks[i])) continue;
     const std::string a = ascii(toks[i]);

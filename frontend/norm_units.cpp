@@ -96,6 +96,7 @@ void normalize_units(std::vector<Token>& toks, const Dialect& d) {
     const std::string w = utf8_text(toks[i]);
     std::string num, unit_text;
     size_t end;
+    bool sentence_end = false;
     // "5km", "20°C", "-5°F": the number and the unit in one token.
     size_t k = 0;
     while (k < w.size() && (std::isdigit(static_cast<unsigned char>(w[k])) || w[k] == '.' || w[k] == ',' || (k == 0 && w[k] == '-')))
@@ -108,6 +109,15 @@ void normalize_units(std::vector<Token>& toks, const Dialect& d) {
       num = w;
       unit_text = utf8_text(toks[i + 1]);
       end = i + 2;
+    } else if (is_plain_number(w) && i + 1 < toks.size() && is_free(toks[i + 1]) && toks[i + 1].text.size() >= 2 &&
+               toks[i + 1].text.back() == U'.' &&
+               find_unit(utf8_text(toks[i + 1]).substr(0, utf8_text(toks[i + 1]).size() - 1))) {
+      // "200 m." at the end of a sentence: the tokenizer keeps "m." whole (a single letter with a period).
+      num = w;
+      unit_text = utf8_text(toks[i + 1]);
+      unit_text.pop_back();
+      end = i + 2;
+      sentence_end = true;
     } else {
       continue;
     }
@@ -127,6 +137,7 @@ void normalize_units(std::vector<Token>& toks, const Dialect& d) {
     if (d.british) name = british_spelling(name);
     Words words = number_words(num);
     append(words, split_words(name));
+    if (sentence_end) words.emplace_back(".");
     i = replace(toks, i, end, words) - 1;
   }
 }
