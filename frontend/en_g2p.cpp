@@ -4,6 +4,7 @@
 #include <set>
 #include <tuple>
 
+#include "frontend/en_heteronyms.h"
 #include "frontend/en_normalize.h"
 #include "frontend/en_tagger.h"
 #include "frontend/en_tokenizer.h"
@@ -329,6 +330,7 @@ std::vector<Token> G2P::phonemize_line(const std::vector<utf8::CodePoint>& line)
   std::vector<Token> tokens = tokenize_line(line);
   normalize_tokens(tokens, lexicon_.british());
   tag_tokens(tokens);
+  refine_heteronyms(tokens);
   std::vector<Group> words = retokenize(tokens);
   TokenContext ctx;
   for (size_t i = words.size(); i-- > 0;) resolve_group(words[i], ctx);
