@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "frontend/en_heteronyms.h"
+#include "frontend/inline_markup.h"
 #include "frontend/en_normalize.h"
 #include "frontend/en_tagger.h"
 #include "frontend/en_tokenizer.h"
@@ -156,8 +157,8 @@ Token merge_tokens(const std::vector<Token>& parts, size_t begin, size_t end, bo
   return out;
 }
 
-G2P::G2P(std::shared_ptr<const LexiconData> lexicon, Fallback fallback)
-    : lexicon_(std::move(lexicon)), fallback_(std::move(fallback)) {}
+G2P::G2P(std::shared_ptr<const LexiconData> lexicon, Fallback fallback, G2POptions options)
+    : lexicon_(std::move(lexicon)), fallback_(std::move(fallback)), options_(std::move(options)) {}
 
 std::optional<std::u32string> G2P::fallback(const std::u32string& text) const {
   if (!fallback_) return std::nullopt;
@@ -320,15 +321,27 @@ void G2P::resolve_group(Group& w, TokenContext& ctx) const {
   }
 }
 
-std::string G2P::normalize_line(const std::vector<utf8::CodePoint>& line) const {
-  std::vector<Token> tokens = tokenize_line(line);
+std::vector<Token> G2P::prepare_line(const std::vector<utf8::CodePoint>& line) const {
+  std::vector<Token> tokens;
+  if (options_.inline_markup) {
+    std::vector<Markup> marks;
+    const std::vector<utf8::CodePoint> stripped = strip_markup(line, marks);
+    tokens = tokenize_line(stripped);
+    apply_markup(tokens, marks);
+  } else {
+    tokens = tokenize_line(line);
+  }
+  if (options_.user) options_.user->apply(tokens);
   normalize_tokens(tokens, lexicon_.british());
-  return normalized_text(tokens);
+  return tokens;
+}
+
+std::string G2P::normalize_line(const std::vector<utf8::CodePoint>& line) const {
+  return normalized_text(prepare_line(line));
 }
 
 std::vector<Token> G2P::phonemize_line(const std::vector<utf8::CodePoint>& line) const {
-  std::vector<Token> tokens = tokenize_line(line);
-  normalize_tokens(tokens, lexicon_.british());
+  std::vector<Token> tokens = prepare_line(line);
   tag_tokens(tokens);
   refine_heteronyms(tokens);
   std::vector<Group> words = retokenize(tokens);

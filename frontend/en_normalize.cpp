@@ -24,7 +24,12 @@ void normalize_tokens(std::vector<Token>& tokens, bool british) {
 std::string normalized_text(const std::vector<Token>& tokens) {
   std::u32string out;
   for (const auto& t : tokens) {
-    out += t.alias ? *t.alias : t.text;
+    // Markup and user-lexicon phonemes are shown as misaki's markup, so the text says what is read.
+    if (t.phonemes && t.rating == 5) {
+      out += U"[" + t.text + U"](/" + *t.phonemes + U"/)";
+    } else {
+      out += t.alias ? *t.alias : t.text;
+    }
     if (t.space_after) out.push_back(U' ');
   }
   while (!out.empty() && out.back() == U' ') out.pop_back();

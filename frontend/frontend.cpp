@@ -86,7 +86,11 @@ Frontend::Frontend(const FrontendOptions& options) : impl_(std::make_unique<Impl
       impl_->en_fallback = std::make_shared<EnglishEspeakFallback>(impl_->language.british);
       fallback = [fb = impl_->en_fallback](const std::u32string& w) { return (*fb)(w); };
     }
-    impl_->en_g2p = std::make_unique<en::G2P>(std::move(data), std::move(fallback));
+    en::G2POptions g2p_options;
+    g2p_options.inline_markup = options.inline_markup;
+    if (!options.lexicon_file.empty() || !options.lexicon_entries.empty())
+      g2p_options.user = en::UserLexicon::load(options.lexicon_file, options.lexicon_entries);
+    impl_->en_g2p = std::make_unique<en::G2P>(std::move(data), std::move(fallback), std::move(g2p_options));
   } else {
     impl_->other_g2p = std::make_unique<EspeakLanguageG2P>(impl_->language.espeak);
   }

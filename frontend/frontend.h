@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "frontend/vocab.h"
@@ -53,6 +54,14 @@ struct FrontendOptions {
   size_t first_segment_max_words = 0;
   // English words no rule reads go to espeak-ng as in KPipeline; false leaves them silent.
   bool espeak_fallback = true;
+  // English: misaki's inline markup, "[Kokoro](/kˈOkəɹO/)" (spoken as the phonemes) and "[word](+1)"
+  // (stress), as in the official pipeline. false reads brackets as text.
+  bool inline_markup = true;
+  // English: a user lexicon file ("word  /phonemes/" or "word  respelling" per line; format and case
+  // rules in frontend/user_lexicon.h). Its entries win over the built-in dictionaries and normalisation.
+  std::string lexicon_file;
+  // More user-lexicon entries (word, reading) as if they followed the file's.
+  std::vector<std::pair<std::string, std::string>> lexicon_entries;
 };
 
 class Frontend {

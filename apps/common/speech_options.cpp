@@ -29,6 +29,11 @@ void add_speech_options(CLI::App& app, SpeechOptions& o) {
       ->check(CLI::IsMember({"fp32", "bf16", "bf16-all"}));
   app.add_option("--seed", o.seed, "Noise seed (same seed, same audio)")->capture_default_str();
   app.add_option("--first-words", o.first_words, "Words in the first segment of an utterance (0: no limit)")->capture_default_str();
+  app.add_option("--lexicon", o.lexicon,
+                 "User lexicon (English): lines of 'word  /phonemes/' or 'word  respelling' that win over the "
+                 "built-in one; an all-lower-case word matches any capitalisation")
+      ->check(CLI::ExistingFile);
+  app.add_flag("--no-markup", o.no_markup, "Read misaki's inline markup [word](/phonemes/) as plain text");
   app.add_option("--resample", o.resample, "Resampling quality to the device rate: best, medium, fastest, linear")
       ->check(CLI::IsMember({"best", "medium", "fastest", "linear"}))->capture_default_str();
 }
@@ -38,6 +43,8 @@ std::shared_ptr<const Frontend> load_frontend(const SpeechOptions& o, const std:
   fo.language = o.lang;
   fo.assets_dir = assets_dir;
   fo.first_segment_max_words = o.first_words;
+  fo.lexicon_file = o.lexicon;
+  fo.inline_markup = !o.no_markup;
   return std::make_shared<const Frontend>(fo);
 }
 

@@ -29,10 +29,12 @@ struct SpeechOptions {
   std::string resample = "medium";
   std::string mode = "exact";  // exact | stream (engine/stream_options.h)
   std::string precision;       // fp32 | bf16 | bf16-all; empty: $KOKORO_PRECISION, then fp32 (core/precision.h)
+  std::string lexicon;         // user lexicon file (frontend/user_lexicon.h); empty: none
+  bool no_markup = false;      // read misaki's inline markup [word](/phonemes/) as plain text
 };
 
 // Adds --voice --speed --lang --mode --model --assets --threads --precision --seed --first-words --phonemes-in
-// --resample.
+// --resample --lexicon --no-markup.
 void add_speech_options(CLI::App& app, SpeechOptions& options);
 
 // The loaded pieces. load_* throw kokoro::Error naming the file, voice or language that is wrong.

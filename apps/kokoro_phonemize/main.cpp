@@ -27,6 +27,11 @@ int main(int argc, char** argv) {
   app.add_option("--first-words", opt.first_segment_max_words,
                  "Streaming: at most this many words in the first segment (0: no limit)");
   app.add_option("--max-phonemes", opt.max_phonemes, "Longest segment in phonemes")->capture_default_str();
+  app.add_option("--lexicon", opt.lexicon_file,
+                 "User lexicon: lines of 'word  /phonemes/' or 'word  respelling' that win over the built-in one")
+      ->check(CLI::ExistingFile);
+  app.add_flag("--no-markup", [&](int64_t) { opt.inline_markup = false; },
+               "Read misaki's inline markup [word](/phonemes/) as plain text");
   app.add_flag("--no-espeak", [&](int64_t) { opt.espeak_fallback = false; },
                "Leave English words the lexicons do not know silent instead of asking espeak-ng");
   app.add_flag("--text", show_text, "Print each segment's source text before its phonemes");
