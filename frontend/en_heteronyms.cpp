@@ -1,6 +1,7 @@
 #include "frontend/en_heteronyms.h"
 
 #include <algorithm>
+#include <optional>
 #include <string_view>
 #include <unordered_set>
 
@@ -50,6 +51,22 @@ const Set kPresentCues = {U"every", U"always", U"usually", U"often", U"now", U"t
                           U"sometimes", U"never", U"daily", U"nightly", U"weekly", U"tonight"};
 const Set kPastCues = {U"yesterday", U"last", U"ago", U"earlier", U"once", U"already", U"previously"};
 const Set kTakeForms = {U"take", U"takes", U"took", U"taken", U"taking"};
+// Noun/verb pairs read as verbs after a subject ("Factories produce steel").
+const Set kNounVerbPairs = {U"estimate", U"estimates", U"produce",  U"produces", U"uses",     U"use",
+                            U"record",   U"records",   U"present",  U"presents", U"object",   U"objects",
+                            U"permit",   U"permits",   U"project",  U"projects", U"conduct",  U"conducts",
+                            U"contract", U"increase",  U"increases", U"house",   U"houses",   U"abuse",
+                            U"excuse",   U"refuse",    U"refuses",  U"separate", U"suspect",  U"progress",
+                            U"desert",   U"subject",   U"graduate", U"tear",     U"tears",    U"wind",
+                            U"winds",    U"lives",     U"close",    U"closes"};
+// Every word a rule here is about.
+const Set kTargets = [] {
+  Set s = kNounVerbPairs;
+  for (const char32_t* w : {U"lead", U"wound", U"read", U"live", U"close", U"bow", U"bows", U"bass", U"object",
+                            U"objects", U"minute"})
+    s.insert(w);
+  return s;
+}();
 
 bool is_noun_tag(const std::string& t) { return t.rfind("NN", 0) == 0; }
 bool is_pause(const Token* t) {
@@ -60,12 +77,18 @@ bool is_pause(const Token* t) {
 }  // namespace
 
 void refine_heteronyms(std::vector<Token>& toks) {
-  std::vector<std::u32string> low(toks.size());
-  for (size_t i = 0; i < toks.size(); ++i) low[i] = text::lower(toks[i].alias ? *toks[i].alias : toks[i].text);
+  // Lower-case text, made only for the tokens a rule looks at (this runs on every line).
+  std::vector<std::optional<std::u32string>> low(toks.size());
   auto word = [&](size_t i, int d) -> const std::u32string& {
     static const std::u32string kNone;
     const long k = static_cast<long>(i) + d;
-    return k >= 0 && k < static_cast<long>(toks.size()) ? low[static_cast<size_t>(k)] : kNone;
+    if (k < 0 || k >= static_cast<long>(toks.size())) return kNone;
+    auto& l = low[static_cast<size_t>(k)];
+    if (!l) {
+      const Token& t = toks[static_cast<size_t>(k)];
+      l = text::lower(t.alias ? *t.alias : t.text);
+    }
+    return *l;
   };
   auto tok = [&](size_t i, int d) -> const Token* {
     const long k = static_cast<long>(i) + d;
@@ -76,12 +99,17 @@ void refine_heteronyms(std::vector<Token>& toks) {
       if (d != 0 && s.count(word(i, d))) return true;
     return false;
   };
-  auto line_has = [&](const Set& s) { return std::any_of(low.begin(), low.end(), [&](const auto& w) { return s.count(w) > 0; }); };
+  auto line_has = [&](const Set& s) {
+    for (size_t k = 0; k < toks.size(); ++k)
+      if (s.count(word(k, 0))) return true;
+    return false;
+  };
 
   for (size_t i = 0; i < toks.size(); ++i) {
     Token& t = toks[i];
-    if (t.alias || t.phonemes) continue;
-    const std::u32string& w = low[i];
+    if (t.alias || t.phonemes || t.text.size() < 3 || t.text.size() > 9) continue;
+    const std::u32string& w = word(i, 0);
+    if (!kTargets.count(w)) continue;
     const Token* prev = tok(i, -1);
     const Token* next = tok(i, 1);
     const std::string pt = prev ? prev->tag : "", nt = next ? next->tag : "";
@@ -137,14 +165,7 @@ void refine_heteronyms(std::vector<Token>& toks) {
     const bool object_follows = nw == U"that" || nt == "NN" || nt == "NNS" || nt == "DT" || nt == "PRP$" || nt == "JJ";
     const bool noun_guess = t.tag == "NN" || t.tag == "NNS";
     if (noun_guess && (plural_subject || singular_subject) && object_follows && i >= 1 &&
-        !(tok(i, -2) && (tok(i, -2)->tag == "IN")) && (w == U"estimate" || w == U"estimates" || w == U"produce" ||
-        w == U"produces" || w == U"uses" || w == U"use" || w == U"record" || w == U"records" || w == U"present" ||
-        w == U"presents" || w == U"object" || w == U"objects" || w == U"permit" || w == U"permits" ||
-        w == U"project" || w == U"projects" || w == U"conduct" || w == U"conducts" || w == U"contract" ||
-        w == U"increase" || w == U"increases" || w == U"house" || w == U"houses" || w == U"abuse" ||
-        w == U"excuse" || w == U"refuse" || w == U"refuses" || w == U"separate" || w == U"suspect" ||
-        w == U"progress" || w == U"desert" || w == U"subject" || w == U"graduate" || w == U"tear" ||
-        w == U"tears" || w == U"wind" || w == U"winds" || w == U"lives" || w == U"close" || w == U"closes"))
+        !(tok(i, -2) && (tok(i, -2)->tag == "IN")) && kNounVerbPairs.count(w))
       t.tag = singular_subject ? "VBZ" : "VBP";
   }
 }

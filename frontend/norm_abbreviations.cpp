@@ -26,8 +26,8 @@ enum class Where {
 };
 
 struct Abbreviation {
-  const char* written;  // without the full stop
-  const char* said;
+  std::string_view written;  // without the full stop
+  std::string_view said;
   Where where;
 };
 
@@ -66,8 +66,8 @@ constexpr Abbreviation kAbbreviations[] = {
 
 // Written with inner full stops: one token from the tokenizer ("e.g.") or pieces.
 struct Dotted {
-  const char* written;
-  const char* said;
+  std::string_view written;
+  std::string_view said;
 };
 constexpr Dotted kDotted[] = {{"a.k.a.", "also known as"}, {"A.K.A.", "also known as"},
                               {"w/o", "without"},      {"w/", "with"},            {"W/", "with"}};
@@ -93,7 +93,8 @@ size_t spelled_at(const std::vector<Token>& toks, size_t i, std::string_view wri
 
 void normalize_abbreviations(std::vector<Token>& toks, const Dialect&) {
   for (size_t i = 0; i < toks.size(); ++i) {
-    if (!is_free(toks[i])) continue;
+    if (!is_free(toks[i]) || toks[i].text.empty() || toks[i].text.size() > 7 || !text::is_ascii_letter(toks[i].text[0]))
+      continue;
     bool done = false;
     for (const auto& d : kDotted) {
       if (size_t n = spelled_at(toks, i, d.written)) {
@@ -123,8 +124,8 @@ void normalize_abbreviations(std::vector<Token>& toks, const Dialect&) {
           const bool after_name = prev && (is_capitalised_word(*prev) || starts_with_digit(*prev));
           const bool prev_inside = i >= 2 && toks[i - 2].tag != "." && ascii(toks[i - 2]) != "." &&
                                    ascii(toks[i - 2]) != "!" && ascii(toks[i - 2]) != "?";
-          const bool suffix = std::strcmp(ab.written, "Jr") == 0 || std::strcmp(ab.written, "Sr") == 0 ||
-                              std::strcmp(ab.written, "Inc") == 0;
+          const bool suffix = ab.written == "Jr" || ab.written == "Sr" ||
+                              ab.written == "Inc";
           ok = has_stop && after_name && (!(next && is_capitalised_word(*next)) || prev_inside || suffix);
           break;
         }

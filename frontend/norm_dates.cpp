@@ -20,14 +20,14 @@ constexpr std::array<const char*, 12> kMonths = {"January", "February", "March",
                                                  "July",    "August",   "September", "October", "November", "December"};
 
 struct Abbrev {
-  const char* written;
+  std::string_view written;
   int index;
 };
 constexpr std::array<Abbrev, 13> kMonthAbbrevs = {{{"Jan", 0}, {"Feb", 1}, {"Mar", 2}, {"Apr", 3}, {"Jun", 5},
                                                    {"Jul", 6}, {"Aug", 7}, {"Sep", 8}, {"Sept", 8}, {"Oct", 9},
                                                    {"Nov", 10}, {"Dec", 11}, {"May", 4}}};
 struct Day {
-  const char* written;
+  std::string_view written;
   const char* full;
 };
 constexpr std::array<Day, 11> kDayAbbrevs = {{{"Mon", "Monday"}, {"Tue", "Tuesday"}, {"Tues", "Tuesday"},
@@ -140,7 +140,10 @@ bool numeric_date(const std::string& a, const Dialect& d, Words& out) {
 
 void normalize_dates(std::vector<Token>& toks, const Dialect& d) {
   for (size_t i = 0; i < toks.size(); ++i) {
-    if (!is_free(toks[i])) continue;
+    if (!is_free(toks[i]) || toks[i].text.empty()) continue;
+    // Every form here starts with a digit or a capital letter.
+    const char32_t first = toks[i].text[0];
+    if (!(first >= U'0' && first <= U'9') && !(first >= U'A' && first <= U'Z')) continue;
     Words w;
     if (size_t n = split_date(toks, i, d, w)) {
       i = replace(toks, i, i + n, w) - 1;
@@ -193,7 +196,7 @@ void normalize_dates(std::vector<Token>& toks, const Dialect& d) {
       const bool before_date = next < toks.size() && (ascii(toks[next]) == "," || month_at(toks, next, m2) ||
                                                       day_number(toks, next));
       // "Sun"/"Sat"/"Wed" are words too: they need their period or a date after them.
-      if (before_date || (with_dot && std::string_view(day.written) != "Sun")) {
+      if (before_date || (with_dot && day.written != "Sun")) {
         i = replace(toks, i, next, {day.full}) - 1;
       }
       break;

@@ -70,8 +70,10 @@ bool is_plain_int(const std::string& s) { return all_digits(s) && s.size() <= 9 
 
 void normalize_numbers(std::vector<Token>& toks, const Dialect&) {
   for (size_t i = 0; i < toks.size(); ++i) {
-    if (!is_free(toks[i])) continue;
+    if (!is_free(toks[i]) || toks[i].text.empty()) continue;
     const std::u32string& text = toks[i].text;
+    // Every form here starts with a digit or is a vulgar fraction.
+    if (!(text[0] >= U'0' && text[0] <= U'9') && !vulgar(text.back())) continue;
     const std::string a = ascii(toks[i]);
     long num = 0, den = 0;
     // "2½", "½"

@@ -130,7 +130,9 @@ size_t extension(const std::vector<Token>& toks, size_t i, std::string& digits) 
 
 void normalize_phone_numbers(std::vector<Token>& toks, const Dialect& d) {
   for (size_t i = 0; i < toks.size(); ++i) {
-    if (!is_free(toks[i])) continue;
+    if (!is_free(toks[i]) || toks[i].text.empty()) continue;
+    const char32_t first = toks[i].text[0];
+    if (first != U'+' && first != U'(' && !(first >= U'0' && first <= U'9')) continue;
     // Part of a longer number or word: "ISBN 978-3-16-148410-0" is not a phone number.
     if (i > 0 && joined(toks, i - 1) && !is_one_of(toks, i - 1, {"(", "\"", "'", ":"})) continue;
     const auto m = match_phone(toks, i);

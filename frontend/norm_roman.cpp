@@ -77,7 +77,8 @@ bool is_capitalised_word(const Token& t) {
 
 void normalize_roman(std::vector<Token>& toks, const Dialect&) {
   for (size_t i = 1; i < toks.size(); ++i) {
-    if (!is_free(toks[i]) || !toks[i - 1].space_after) continue;
+    if (!is_free(toks[i]) || !toks[i - 1].space_after || toks[i].text.empty() || value(static_cast<char>(toks[i].text[0] < 0x80 ? toks[i].text[0] : 0)) == 0)
+      continue;
     const std::string a = ascii(toks[i]);
     const int v = roman_value(a);
     if (!v || (a.find('L') != std::string::npos && a.size() < 3)) continue;

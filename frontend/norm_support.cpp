@@ -18,17 +18,29 @@ std::string ascii(const Token& t) { return ascii(t.text); }
 
 bool is_free(const Token& t) { return !t.alias && !t.phonemes && t.group == 0; }
 
+// Whether the first word.size() characters of `t` are `word` (ASCII); no allocation, as this runs for
+// every token and every table entry.
+bool starts_ascii(const std::u32string& t, std::string_view word) {
+  if (t.size() < word.size()) return false;
+  for (size_t k = 0; k < word.size(); ++k)
+    if (t[k] != static_cast<unsigned char>(word[k])) return false;
+  return true;
+}
+
 bool is_one_of(const std::vector<Token>& toks, size_t i, std::initializer_list<std::string_view> options) {
   if (i >= toks.size() || !is_free(toks[i])) return false;
-  const std::string a = ascii(toks[i]);
-  return std::find(options.begin(), options.end(), a) != options.end();
+  const std::u32string& t = toks[i].text;
+  for (std::string_view o : options)
+    if (t.size() == o.size() && starts_ascii(t, o)) return true;
+  return false;
 }
 
 size_t abbreviation_at(const std::vector<Token>& toks, size_t i, std::string_view word, bool dot_optional) {
   if (i >= toks.size() || !is_free(toks[i])) return 0;
-  const std::string a = ascii(toks[i]);
-  if (a.size() == word.size() + 1 && a.back() == '.' && std::string_view(a).substr(0, word.size()) == word) return 1;
-  if (a != word) return 0;
+  const std::u32string& t = toks[i].text;
+  if (!starts_ascii(t, word)) return 0;
+  if (t.size() == word.size() + 1 && t.back() == U'.') return 1;
+  if (t.size() != word.size()) return 0;
   if (joined(toks, i) && is_one_of(toks, i + 1, {"."})) return 2;
   return dot_optional ? 1 : 0;
 }

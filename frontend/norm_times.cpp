@@ -6,6 +6,7 @@
 //   12:00 noon -> twelve noon
 #include "frontend/norm_passes.h"
 #include "frontend/norm_support.h"
+#include "frontend/unicode_text.h"
 
 namespace kokoro::en::norm {
 
@@ -82,14 +83,14 @@ bool attached_meridiem(const std::string& a, std::string& number, std::string& m
 void normalize_times(std::vector<Token>& toks, const Dialect&) {
   // "09:00-17:00": the dash between two times is read "to".
   for (size_t i = 0; i + 2 < toks.size(); ++i) {
-    if (is_free(toks[i]) && parse_clock(ascii(toks[i])) && joined(toks, i) && is_one_of(toks, i + 1, {"-", "–"}) &&
+    if (is_free(toks[i]) && !toks[i].text.empty() && text::is_ascii_digit(toks[i].text[0]) && joined(toks, i) &&
+        parse_clock(ascii(toks[i])) && is_one_of(toks, i + 1, {"-", "–"}) &&
         joined(toks, i + 1) && is_free(toks[i + 2]) && parse_clock(ascii(toks[i + 2])))
       read_as(toks, i + 1, "to");
   }
   for (size_t i = 0; i < toks.size(); ++i) {
-    if (!is_free(toks[i])) continue;
+    if (!is_free(toks[i]) || toks[i].text.empty() || !text::is_ascii_digit(toks[i].text[0])) continue;
     const std::string a = ascii(toks[i]);
-    if (a.empty() || a[0] < '0' || a[0] > '9') continue;
     std::string number, mer;
     size_t end = i + 1;
     if (attached_meridiem(a, number, mer)) {

@@ -92,7 +92,9 @@ std::string utf8_text(const Token& t) { return utf8::encode(t.text); }
 
 void normalize_units(std::vector<Token>& toks, const Dialect& d) {
   for (size_t i = 0; i < toks.size(); ++i) {
-    if (!is_free(toks[i])) continue;
+    if (!is_free(toks[i]) || toks[i].text.empty()) continue;
+    const char32_t first = toks[i].text[0];
+    if (!(first >= U'0' && first <= U'9') && first != U'-' && first != U'.') continue;
     const std::string w = utf8_text(toks[i]);
     std::string num, unit_text;
     size_t end;

@@ -68,7 +68,9 @@ Words camel_words(const std::u32string& w) {
 
 void normalize_web(std::vector<Token>& toks, const Dialect&) {
   for (size_t i = 0; i < toks.size(); ++i) {
-    if (!is_free(toks[i])) continue;
+    if (!is_free(toks[i]) || toks[i].text.empty()) continue;
+    const char32_t first = toks[i].text[0];
+    if (first != U'#' && first != U'v' && first != U'V' && !text::is_ascii_digit(first)) continue;
     const std::string a = ascii(toks[i]);
     // Hashtags: "#" written before a word.
     if (a == "#" && joined(toks, i) && i + 1 < toks.size() && is_free(toks[i + 1]) && !toks[i + 1].text.empty() &&
