@@ -331,7 +331,7 @@ std::vector<Token> G2P::prepare_line(const std::vector<utf8::CodePoint>& line) c
   } else {
     tokens = tokenize_line(line);
   }
-  if (options_.user) options_.user->apply(tokens);
+  if (options_.user) for_each_piece(tokens, [this](std::vector<Token>& piece) { options_.user->apply(piece); });
   normalize_tokens(tokens, lexicon_.british());
   return tokens;
 }

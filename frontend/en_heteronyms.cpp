@@ -99,10 +99,15 @@ void refine_heteronyms(std::vector<Token>& toks) {
       if (d != 0 && s.count(word(i, d))) return true;
     return false;
   };
+  // Whether the line has a past or a present time word: looked up once per line, when a "read" needs it.
+  std::optional<bool> has_past, has_present;
   auto line_has = [&](const Set& s) {
-    for (size_t k = 0; k < toks.size(); ++k)
-      if (s.count(word(k, 0))) return true;
-    return false;
+    std::optional<bool>& cached = &s == &kPastCues ? has_past : has_present;
+    if (!cached) {
+      cached = false;
+      for (size_t k = 0; k < toks.size() && !*cached; ++k) *cached = s.count(word(k, 0)) > 0;
+    }
+    return *cached;
   };
 
   for (size_t i = 0; i < toks.size(); ++i) {

@@ -38,16 +38,20 @@ void parse_feature(const std::u32string& f, Markup& m) {
 std::vector<utf8::CodePoint> strip_markup(const std::vector<utf8::CodePoint>& line, std::vector<Markup>& marks) {
   std::vector<utf8::CodePoint> out;
   out.reserve(line.size());
-  size_t i = 0;
   const size_t n = line.size();
+  // Next "]" and ")" at or after each position, so that text full of unclosed brackets stays linear.
+  std::vector<size_t> next_bracket(n + 1, n), next_paren(n + 1, n);
+  for (size_t k = n; k-- > 0;) {
+    next_bracket[k] = line[k].cp == U']' ? k : next_bracket[k + 1];
+    next_paren[k] = line[k].cp == U')' ? k : next_paren[k + 1];
+  }
+  size_t i = 0;
   while (i < n) {
     // "[" words "]" "(" feature ")": words without "]", feature without ")", as misaki's regex.
     if (line[i].cp == U'[') {
-      size_t close = i + 1;
-      while (close < n && line[close].cp != U']') ++close;
+      const size_t close = next_bracket[i + 1];
       if (close > i + 1 && close + 1 < n && line[close + 1].cp == U'(') {
-        size_t end = close + 2;
-        while (end < n && line[end].cp != U')') ++end;
+        const size_t end = next_paren[close + 2];
         if (end < n) {
           Markup m;
           m.begin = line[i + 1].begin;
@@ -69,14 +73,25 @@ std::vector<utf8::CodePoint> strip_markup(const std::vector<utf8::CodePoint>& li
 }
 
 void apply_markup(std::vector<Token>& tokens, const std::vector<Markup>& marks) {
+  if (marks.empty()) return;
+  // Marks and tokens are both in text order: one pass, building the result anew.
+  std::vector<Token> out;
+  out.reserve(tokens.size());
+  size_t next = 0;  // first token not yet moved to `out`
   for (const Markup& m : marks) {
-    size_t b = 0;
+    size_t b = next;
     while (b < tokens.size() && tokens[b].begin < m.begin) ++b;
     size_t e = b;
     while (e < tokens.size() && tokens[e].end <= m.end) ++e;
+    for (size_t k = next; k < b; ++k) out.push_back(std::move(tokens[k]));
+    next = b;
     if (b >= e) continue;
     if (m.stress) {
-      for (size_t k = b; k < e; ++k) tokens[k].stress = m.stress;
+      for (size_t k = b; k < e; ++k) {
+        tokens[k].stress = m.stress;
+        out.push_back(std::move(tokens[k]));
+      }
+      next = e;
       continue;
     }
     // One word spoken as given, covering all the bracketed text.
@@ -90,9 +105,11 @@ void apply_markup(std::vector<Token>& tokens, const std::vector<Markup>& marks) 
     t.phonemes = m.phonemes;
     t.tag = "NN";
     t.rating = 5;
-    tokens.erase(tokens.begin() + static_cast<std::ptrdiff_t>(b + 1), tokens.begin() + static_cast<std::ptrdiff_t>(e));
-    tokens[b] = std::move(t);
+    out.push_back(std::move(t));
+    next = e;
   }
+  for (size_t k = next; k < tokens.size(); ++k) out.push_back(std::move(tokens[k]));
+  tokens = std::move(out);
 }
 
 }  // namespace kokoro::en
