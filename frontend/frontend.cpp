@@ -11,6 +11,7 @@
 #include "frontend/chunker.h"
 #include "frontend/en_g2p.h"
 #include "frontend/espeak_g2p.h"
+#include "frontend/ssml.h"
 #include "frontend/unicode_text.h"
 #include "frontend/utf8.h"
 
@@ -102,7 +103,36 @@ Frontend& Frontend::operator=(Frontend&&) noexcept = default;
 
 const FrontendOptions& Frontend::options() const { return impl_->options; }
 
+namespace {
+
+bool reads_as_ssml(const FrontendOptions& o, std::string_view text) {
+  return o.ssml == FrontendOptions::Ssml::on ||
+         (o.ssml == FrontendOptions::Ssml::automatic && ssml::looks_like_ssml(text));
+}
+
+ssml::Document parse_ssml(std::string_view text) {
+  ssml::Document doc = ssml::parse(text);
+  for (const auto& w : doc.warnings) spdlog::warn("SSML: {}", w);
+  return doc;
+}
+
+}  // namespace
+
 std::string Frontend::normalize(std::string_view text) const {
+  if (reads_as_ssml(impl_->options, text)) {
+    std::string out;
+    for (const auto& piece : parse_ssml(text).pieces) {
+      std::string words = normalize_plain(piece.text);
+      const size_t b = words.find_first_not_of(" \n"), e = words.find_last_not_of(" \n");
+      if (b == std::string::npos) continue;
+      out += (out.empty() ? "" : "\n") + words.substr(b, e - b + 1);
+    }
+    return out;
+  }
+  return normalize_plain(text);
+}
+
+std::string Frontend::normalize_plain(std::string_view text) const {
   if (!impl_->language.english) return std::string(text);
   const std::vector<utf8::CodePoint> cps = utf8::decode(text);
   std::string out;
@@ -120,8 +150,46 @@ std::string Frontend::normalize(std::string_view text) const {
 }
 
 std::vector<Segment> Frontend::segment(std::string_view text) const {
+  if (!reads_as_ssml(impl_->options, text)) return segment_plain(text, impl_->options.first_segment_max_words);
+  const ssml::Document doc = parse_ssml(text);
+  std::vector<Segment> out;
+  double pause = 0;
+  std::vector<std::string> marks;
+  for (const auto& piece : doc.pieces) {
+    pause += piece.pause_before;
+    marks.insert(marks.end(), piece.marks.begin(), piece.marks.end());
+    // Only the first piece of the utterance gets the short streaming segment.
+    std::vector<Segment> segs = segment_plain(piece.text, out.empty() ? impl_->options.first_segment_max_words : 0);
+    for (auto& seg : segs) {
+      // Offsets in the piece's text -> offsets in the SSML source.
+      seg.text_begin = piece.begin_of[seg.text_begin];
+      seg.text_end = piece.end_of[seg.text_end - 1];
+      for (auto& w : seg.words) {
+        w.text_begin = piece.begin_of[w.text_begin];
+        w.text_end = piece.end_of[w.text_end - 1];
+      }
+      seg.voice = piece.voice;
+      seg.rate = piece.rate;
+    }
+    if (segs.empty()) continue;  // nothing spoken: its pause and marks go to the next piece
+    segs.front().pause_before = pause;
+    segs.front().marks = std::move(marks);
+    pause = 0;
+    marks.clear();
+    for (auto& seg : segs) out.push_back(std::move(seg));
+  }
+  // What follows the last spoken text (a document with no spoken text has no segments at all).
+  if (!out.empty()) {
+    out.back().pause_after = pause + doc.pause_after;
+    out.back().marks_after = std::move(marks);
+    out.back().marks_after.insert(out.back().marks_after.end(), doc.trailing_marks.begin(), doc.trailing_marks.end());
+  }
+  return out;
+}
+
+std::vector<Segment> Frontend::segment_plain(std::string_view text, size_t first_words) const {
   const std::vector<utf8::CodePoint> cps = utf8::decode(text);
-  Chunker chunker(impl_->options.max_phonemes, impl_->options.first_segment_max_words);
+  Chunker chunker(impl_->options.max_phonemes, first_words);
   std::vector<Segment> out;
   size_t i = 0;
   while (i < cps.size()) {

@@ -31,10 +31,11 @@ struct SpeechOptions {
   std::string precision;       // fp32 | bf16 | bf16-all; empty: $KOKORO_PRECISION, then fp32 (core/precision.h)
   std::string lexicon;         // user lexicon file (frontend/user_lexicon.h); empty: none
   bool no_markup = false;      // read misaki's inline markup [word](/phonemes/) as plain text
+  bool ssml = false;           // read the input as SSML (default: only text that starts with <speak>)
 };
 
 // Adds --voice --speed --lang --mode --model --assets --threads --precision --seed --first-words --phonemes-in
-// --resample --lexicon --no-markup.
+// --resample --lexicon --no-markup --ssml.
 void add_speech_options(CLI::App& app, SpeechOptions& options);
 
 // The loaded pieces. load_* throw kokoro::Error naming the file, voice or language that is wrong.

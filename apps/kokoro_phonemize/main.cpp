@@ -30,6 +30,10 @@ int main(int argc, char** argv) {
   app.add_option("--lexicon", opt.lexicon_file,
                  "User lexicon: lines of 'word  /phonemes/' or 'word  respelling' that win over the built-in one")
       ->check(CLI::ExistingFile);
+  app.add_flag("--ssml", [&](int64_t) { opt.ssml = kokoro::FrontendOptions::Ssml::on; },
+               "Read the input as SSML (default: only when it starts with <speak>)");
+  app.add_flag("--no-ssml", [&](int64_t) { opt.ssml = kokoro::FrontendOptions::Ssml::off; },
+               "Never read the input as SSML");
   app.add_flag("--no-markup", [&](int64_t) { opt.inline_markup = false; },
                "Read misaki's inline markup [word](/phonemes/) as plain text");
   app.add_flag("--no-espeak", [&](int64_t) { opt.espeak_fallback = false; },
@@ -55,8 +59,19 @@ int main(int argc, char** argv) {
       return 0;
     }
     for (const auto& seg : frontend.segment(text)) {
-      if (show_text) std::cout << seg.text << '\n';
+      if (show_text) {
+        std::cout << seg.text << '\n';
+        // What SSML asked for around this segment.
+        if (seg.pause_before > 0) std::cout << "# pause " << seg.pause_before << " s\n";
+        if (!seg.voice.empty()) std::cout << "# voice " << seg.voice << '\n';
+        if (seg.rate != 1.0) std::cout << "# rate " << seg.rate << '\n';
+        for (const auto& m : seg.marks) std::cout << "# mark " << m << '\n';
+      }
       std::cout << seg.phonemes << '\n';
+      if (show_text) {
+        for (const auto& m : seg.marks_after) std::cout << "# mark " << m << '\n';
+        if (seg.pause_after > 0) std::cout << "# pause " << seg.pause_after << " s\n";
+      }
       if (show_words) {
         for (const auto& w : seg.words)
           std::cout << "  " << text.substr(w.text_begin, w.text_end - w.text_begin) << '\t'
