@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 
 #include "core/assets.h"
 #include "core/error.h"
@@ -110,18 +111,40 @@ bool reads_as_ssml(const FrontendOptions& o, std::string_view text) {
          (o.ssml == FrontendOptions::Ssml::automatic && ssml::looks_like_ssml(text));
 }
 
-ssml::Document parse_ssml(std::string_view text) {
-  ssml::Document doc = ssml::parse(text);
-  for (const auto& w : doc.warnings) spdlog::warn("SSML: {}", w);
-  return doc;
+// Malformed SSML that was only detected (not asked for) is read as its text with the tags blanked out
+// (offsets stay those of the input), so that segment() keeps never throwing for plain-text callers.
+std::string without_tags(std::string_view text) {
+  std::string out(text);
+  bool in_tag = false;
+  for (char& c : out) {
+    if (c == '<') in_tag = true;
+    const bool was = in_tag;
+    if (c == '>') in_tag = false;
+    if (was) c = ' ';
+  }
+  return out;
+}
+
+std::optional<ssml::Document> parse_ssml(std::string_view text, const FrontendOptions& o) {
+  try {
+    ssml::Document doc = ssml::parse(text);
+    for (const auto& w : doc.warnings) spdlog::warn("SSML: {}", w);
+    return doc;
+  } catch (const Error& e) {
+    if (o.ssml == FrontendOptions::Ssml::on) throw;
+    spdlog::warn("{}; reading the text without its tags", e.what());
+    return std::nullopt;
+  }
 }
 
 }  // namespace
 
 std::string Frontend::normalize(std::string_view text) const {
   if (reads_as_ssml(impl_->options, text)) {
+    const auto doc = parse_ssml(text, impl_->options);
+    if (!doc) return normalize_plain(without_tags(text));
     std::string out;
-    for (const auto& piece : parse_ssml(text).pieces) {
+    for (const auto& piece : doc->pieces) {
       std::string words = normalize_plain(piece.text);
       const size_t b = words.find_first_not_of(" \n"), e = words.find_last_not_of(" \n");
       if (b == std::string::npos) continue;
@@ -151,7 +174,14 @@ std::string Frontend::normalize_plain(std::string_view text) const {
 
 std::vector<Segment> Frontend::segment(std::string_view text) const {
   if (!reads_as_ssml(impl_->options, text)) return segment_plain(text, impl_->options.first_segment_max_words);
-  const ssml::Document doc = parse_ssml(text);
+  const auto parsed = parse_ssml(text, impl_->options);
+  if (!parsed) {
+    // Segment::text must be the caller's text: blanked tags are cut out of it again.
+    std::vector<Segment> segs = segment_plain(without_tags(text), impl_->options.first_segment_max_words);
+    for (auto& s : segs) s.text = std::string(text.substr(s.text_begin, s.text_end - s.text_begin));
+    return segs;
+  }
+  const ssml::Document& doc = *parsed;
   std::vector<Segment> out;
   double pause = 0;
   std::vector<std::string> marks;

@@ -62,8 +62,9 @@ struct FrontendOptions {
   size_t first_segment_max_words = 0;
   // English words no rule reads go to espeak-ng as in KPipeline; false leaves them silent.
   bool espeak_fallback = true;
-  // SSML (frontend/ssml.h): automatic reads text that starts with <speak> as SSML; on: always SSML
-  // (malformed input throws kokoro::Error naming line and column); off: never.
+  // SSML (frontend/ssml.h): automatic reads text that starts with <speak> as SSML (if it is malformed: a
+  // warning, and the text is read without its tags); on: always SSML, malformed input throws
+  // kokoro::Error naming line and column; off: never.
   enum class Ssml { automatic, on, off };
   Ssml ssml = Ssml::automatic;
   // English: misaki's inline markup, "[Kokoro](/kˈOkəɹO/)" (spoken as the phonemes) and "[word](+1)"
@@ -85,7 +86,7 @@ class Frontend {
   Frontend(Frontend&&) noexcept;
   Frontend& operator=(Frontend&&) noexcept;
 
-  // Throws kokoro::Error only for malformed SSML (when options().ssml reads the text as SSML).
+  // Throws kokoro::Error only for malformed SSML when options().ssml is on.
   std::vector<Segment> segment(std::string_view text) const;
   // What segment() will say, as words: English text after normalisation ("5 km" -> "5 kilometers" is
   // "five kilometers", "2:00 a.m." -> "two a.m."), one output line per input line. Other languages: the

@@ -16,8 +16,13 @@ const kokoro::Frontend& fe() {
 }
 
 std::string error_of(const std::string& ssml) {
+  static const kokoro::Frontend strict([] {
+    kokoro::FrontendOptions o;
+    o.ssml = kokoro::FrontendOptions::Ssml::on;
+    return o;
+  }());
   try {
-    fe().segment(ssml);
+    strict.segment(ssml);
   } catch (const kokoro::Error& e) {
     return e.what();
   }
@@ -118,6 +123,16 @@ TEST(Ssml, UnknownElementsAreReadThrough) {
   ASSERT_EQ(doc.pieces.size(), 1u);
   EXPECT_EQ(doc.pieces[0].text, "very good x");
   EXPECT_EQ(doc.warnings.size(), 2u);  // once per element name
+}
+
+// Detected (not requested) SSML that is malformed is read as text without its tags, never an exception.
+TEST(Ssml, MalformedDetectedSsmlFallsBackToItsText) {
+  const std::string src = "<speak>Hello <break time=\"oops\"/> world";
+  const auto segs = fe().segment(src);
+  ASSERT_EQ(segs.size(), 1u);
+  EXPECT_EQ(segs[0].phonemes, fe().segment("Hello world")[0].phonemes);
+  EXPECT_EQ(segs[0].text, src.substr(segs[0].text_begin, segs[0].text_end - segs[0].text_begin));
+  EXPECT_EQ(fe().normalize(src), "Hello world");
 }
 
 TEST(Ssml, MalformedInputNamesLineAndColumn) {

@@ -60,7 +60,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     segs = fe.segment(text);
   } catch (const kokoro::Error&) {
-    return 0;  // malformed SSML (auto-detected from "<speak" or forced): a clear error is the contract
+    return 0;  // malformed SSML with SSML forced on: a clear error is the contract
   }
   for (const auto& seg : segs) {
     const size_t n = kokoro::utf8::count_code_points(seg.phonemes);
