@@ -22,7 +22,7 @@ constexpr const char* kRegnal[] = {
     "Frederick", "Philip",    "Ferdinand", "Leo",       "Pius",      "Paul",      "Benedict",  "Gregory",
     "Innocent",  "Clement",   "Urban",     "Boniface",  "Francis",   "Constantine", "Ivan",    "Wilhelm",
     "Otto",      "Rudolf",    "Harald",    "Olaf",      "Gustav",    "Carl",      "Christian", "Juan",
-    "Felipe",    "Alfonso",   "Pedro",     "Manuel",    "David",     "Robert",    "Malcolm",   "Edmund",
+    "Felipe",    "Alfonso",   "Pedro",     "Manuel",    "David",     "Robert",    "Edmund",
     "Harold",    "Stephen",   "Anne",      "Victoria",  "Ramesses",  "Ptolemy",   "Amenhotep", "Thutmose",
     "Sixtus",    "Julius",    "Honorius",  "Leopold",   "Umberto",   "Haakon",    "Matthias",  "Sigismund"};
 
