@@ -176,9 +176,9 @@ std::vector<Segment> Frontend::segment(std::string_view text) const {
   if (!reads_as_ssml(impl_->options, text)) return segment_plain(text, impl_->options.first_segment_max_words);
   const auto parsed = parse_ssml(text, impl_->options);
   if (!parsed) {
-    // Segment::text must be the caller's text: blanked tags are cut out of it again.
+    // Segment::text is the caller's text again, tags included (invalid UTF-8 read as U+FFFD, as always).
     std::vector<Segment> segs = segment_plain(without_tags(text), impl_->options.first_segment_max_words);
-    for (auto& s : segs) s.text = std::string(text.substr(s.text_begin, s.text_end - s.text_begin));
+    for (auto& s : segs) s.text = utf8::encode(utf8::to_u32(text.substr(s.text_begin, s.text_end - s.text_begin)));
     return segs;
   }
   const ssml::Document& doc = *parsed;

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "frontend/frontend.h"
 #include "frontend/ssml.h"
+#include "frontend/utf8.h"
 
 namespace {
 
@@ -133,6 +134,8 @@ TEST(Ssml, MalformedDetectedSsmlFallsBackToItsText) {
   EXPECT_EQ(segs[0].phonemes, fe().segment("Hello world")[0].phonemes);
   EXPECT_EQ(segs[0].text, src.substr(segs[0].text_begin, segs[0].text_end - segs[0].text_begin));
   EXPECT_EQ(fe().normalize(src), "Hello world");
+  // Invalid UTF-8 in it still gives valid segment text (found by the fuzzer).
+  for (const auto& s : fe().segment("<speak><p>one<s>t\x92\x90\xc3 two")) EXPECT_TRUE(kokoro::utf8::is_valid(s.text));
 }
 
 TEST(Ssml, MalformedInputNamesLineAndColumn) {
