@@ -4,6 +4,9 @@
 #include <set>
 #include <tuple>
 
+#include "frontend/en_heteronyms.h"
+#include "frontend/inline_markup.h"
+#include "frontend/en_normalize.h"
 #include "frontend/en_tagger.h"
 #include "frontend/en_tokenizer.h"
 #include "frontend/stress.h"
@@ -154,8 +157,8 @@ Token merge_tokens(const std::vector<Token>& parts, size_t begin, size_t end, bo
   return out;
 }
 
-G2P::G2P(std::shared_ptr<const LexiconData> lexicon, Fallback fallback)
-    : lexicon_(std::move(lexicon)), fallback_(std::move(fallback)) {}
+G2P::G2P(std::shared_ptr<const LexiconData> lexicon, Fallback fallback, G2POptions options)
+    : lexicon_(std::move(lexicon)), fallback_(std::move(fallback)), options_(std::move(options)) {}
 
 std::optional<std::u32string> G2P::fallback(const std::u32string& text) const {
   if (!fallback_) return std::nullopt;
@@ -318,9 +321,29 @@ void G2P::resolve_group(Group& w, TokenContext& ctx) const {
   }
 }
 
+std::vector<Token> G2P::prepare_line(const std::vector<utf8::CodePoint>& line) const {
+  std::vector<Token> tokens;
+  if (options_.inline_markup) {
+    std::vector<Markup> marks;
+    const std::vector<utf8::CodePoint> stripped = strip_markup(line, marks);
+    tokens = tokenize_line(stripped);
+    apply_markup(tokens, marks);
+  } else {
+    tokens = tokenize_line(line);
+  }
+  if (options_.user) for_each_piece(tokens, [this](std::vector<Token>& piece) { options_.user->apply(piece); });
+  normalize_tokens(tokens, lexicon_.british());
+  return tokens;
+}
+
+std::string G2P::normalize_line(const std::vector<utf8::CodePoint>& line) const {
+  return normalized_text(prepare_line(line));
+}
+
 std::vector<Token> G2P::phonemize_line(const std::vector<utf8::CodePoint>& line) const {
-  std::vector<Token> tokens = tokenize_line(line);
+  std::vector<Token> tokens = prepare_line(line);
   tag_tokens(tokens);
+  refine_heteronyms(tokens);
   std::vector<Group> words = retokenize(tokens);
   TokenContext ctx;
   for (size_t i = words.size(); i-- > 0;) resolve_group(words[i], ctx);
@@ -333,6 +356,16 @@ std::vector<Token> G2P::phonemize_line(const std::vector<utf8::CodePoint>& line)
     for (auto& c : *t.phonemes) {
       if (c == U'ɾ') c = U'T';
       if (c == U'ʔ') c = U't';
+    }
+    // Words a normaliser made from one written form are one word again ("5km" -> "fˈIv kɪlˈɑmətəɹz").
+    if (t.group != 0 && !out.empty() && out.back().group == t.group) {
+      Token& g = out.back();
+      const bool pause = t.phonemes->size() == 1 && kPuncts.find((*t.phonemes)[0]) != std::u32string_view::npos;
+      if (!pause && !g.phonemes->empty() && g.space_after) g.phonemes->push_back(U' ');
+      *g.phonemes += *t.phonemes;
+      g.end = std::max(g.end, t.end);
+      g.space_after = t.space_after;
+      continue;
     }
     out.push_back(std::move(t));
   }

@@ -11,6 +11,7 @@
 
 #include "frontend/en_token.h"
 #include "frontend/lexicon.h"
+#include "frontend/user_lexicon.h"
 #include "frontend/utf8.h"
 
 namespace kokoro::en {
@@ -18,12 +19,19 @@ namespace kokoro::en {
 // Phonemes for a word no lexicon rule reads, or nullopt. Receives the word's text as written.
 using Fallback = std::function<std::optional<std::u32string>(const std::u32string&)>;
 
+struct G2POptions {
+  bool inline_markup = true;                 // misaki's "[word](/phonemes/)" (inline_markup.h)
+  std::shared_ptr<const UserLexicon> user;   // wins over everything else; may be null
+};
+
 class G2P {
  public:
-  G2P(std::shared_ptr<const LexiconData> lexicon, Fallback fallback);
+  G2P(std::shared_ptr<const LexiconData> lexicon, Fallback fallback, G2POptions options = {});
 
   // Tokens of one line, each with phonemes set (possibly empty for silent tokens).
   std::vector<Token> phonemize_line(const std::vector<utf8::CodePoint>& line) const;
+  // The line's words after normalisation (en_normalize.h), as text: what phonemize_line will read.
+  std::string normalize_line(const std::vector<utf8::CodePoint>& line) const;
 
   // Longest text handed to the lexicon or espeak as one word; longer letter runs are cut into pieces
   // of this many characters (no dictionary word is that long) so bad input stays cheap.
@@ -38,8 +46,12 @@ class G2P {
   void resolve_group(Group& w, TokenContext& ctx) const;
   std::optional<std::u32string> fallback(const std::u32string& text) const;
 
+  // Tokens of a line after markup, user lexicon and normalisation (before tagging).
+  std::vector<Token> prepare_line(const std::vector<utf8::CodePoint>& line) const;
+
   Lexicon lexicon_;
   Fallback fallback_;
+  G2POptions options_;
 };
 
 // misaki's merge_tokens: one token from consecutive pieces (text with inner spaces, tag of the most

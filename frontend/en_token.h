@@ -24,6 +24,10 @@ struct Token {
   std::string num_flags;                 // markup flags for numbers
   bool prespace = false;                 // join with a space when parts are merged
   int rating = 0;                        // 5 markup, 4 gold, 3 silver/rule, 2 espeak, 1 guess
+  // Normalisation (en_normalize.h): tokens written as one thing and read as several words ("5km" ->
+  // "five kilometers") share a group id > 0 and the group's byte range; they are merged back into one
+  // word after G2P so that word spans still cover what was written.
+  uint32_t group = 0;
 };
 
 // What the words to the right have decided (G2P runs right to left).

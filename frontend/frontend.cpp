@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 
 #include "core/assets.h"
 #include "core/error.h"
@@ -11,6 +12,7 @@
 #include "frontend/chunker.h"
 #include "frontend/en_g2p.h"
 #include "frontend/espeak_g2p.h"
+#include "frontend/ssml.h"
 #include "frontend/unicode_text.h"
 #include "frontend/utf8.h"
 
@@ -86,7 +88,11 @@ Frontend::Frontend(const FrontendOptions& options) : impl_(std::make_unique<Impl
       impl_->en_fallback = std::make_shared<EnglishEspeakFallback>(impl_->language.british);
       fallback = [fb = impl_->en_fallback](const std::u32string& w) { return (*fb)(w); };
     }
-    impl_->en_g2p = std::make_unique<en::G2P>(std::move(data), std::move(fallback));
+    en::G2POptions g2p_options;
+    g2p_options.inline_markup = options.inline_markup;
+    if (!options.lexicon_file.empty() || !options.lexicon_entries.empty())
+      g2p_options.user = en::UserLexicon::load(options.lexicon_file, options.lexicon_entries);
+    impl_->en_g2p = std::make_unique<en::G2P>(std::move(data), std::move(fallback), std::move(g2p_options));
   } else {
     impl_->other_g2p = std::make_unique<EspeakLanguageG2P>(impl_->language.espeak);
   }
@@ -98,9 +104,122 @@ Frontend& Frontend::operator=(Frontend&&) noexcept = default;
 
 const FrontendOptions& Frontend::options() const { return impl_->options; }
 
-std::vector<Segment> Frontend::segment(std::string_view text) const {
+namespace {
+
+bool reads_as_ssml(const FrontendOptions& o, std::string_view text) {
+  return o.ssml == FrontendOptions::Ssml::on ||
+         (o.ssml == FrontendOptions::Ssml::automatic && ssml::looks_like_ssml(text));
+}
+
+// Malformed SSML that was only detected (not asked for) is read as its text with the tags blanked out
+// (offsets stay those of the input), so that segment() keeps never throwing for plain-text callers.
+std::string without_tags(std::string_view text) {
+  std::string out(text);
+  bool in_tag = false;
+  for (char& c : out) {
+    if (c == '<') in_tag = true;
+    const bool was = in_tag;
+    if (c == '>') in_tag = false;
+    if (was) c = ' ';
+  }
+  return out;
+}
+
+std::optional<ssml::Document> parse_ssml(std::string_view text, const FrontendOptions& o) {
+  try {
+    ssml::Document doc = ssml::parse(text);
+    for (const auto& w : doc.warnings) spdlog::warn("SSML: {}", w);
+    return doc;
+  } catch (const Error& e) {
+    if (o.ssml == FrontendOptions::Ssml::on) throw;
+    spdlog::warn("{}; reading the text without its tags", e.what());
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::string Frontend::normalize(std::string_view text) const {
+  if (reads_as_ssml(impl_->options, text)) {
+    const auto doc = parse_ssml(text, impl_->options);
+    if (!doc) return normalize_plain(without_tags(text));
+    std::string out;
+    for (const auto& piece : doc->pieces) {
+      std::string words = normalize_plain(piece.text);
+      const size_t b = words.find_first_not_of(" \n"), e = words.find_last_not_of(" \n");
+      if (b == std::string::npos) continue;
+      out += (out.empty() ? "" : "\n") + words.substr(b, e - b + 1);
+    }
+    return out;
+  }
+  return normalize_plain(text);
+}
+
+std::string Frontend::normalize_plain(std::string_view text) const {
+  if (!impl_->language.english) return std::string(text);
   const std::vector<utf8::CodePoint> cps = utf8::decode(text);
-  Chunker chunker(impl_->options.max_phonemes, impl_->options.first_segment_max_words);
+  std::string out;
+  size_t i = 0;
+  while (i < cps.size()) {
+    size_t j = i;
+    while (j < cps.size() && !is_line_break(cps[j].cp)) ++j;
+    if (i > 0) out.push_back('\n');
+    const std::vector<utf8::CodePoint> line(cps.begin() + static_cast<std::ptrdiff_t>(i),
+                                            cps.begin() + static_cast<std::ptrdiff_t>(j));
+    out += impl_->en_g2p->normalize_line(line);
+    i = j + 1;
+  }
+  return out;
+}
+
+std::vector<Segment> Frontend::segment(std::string_view text) const {
+  if (!reads_as_ssml(impl_->options, text)) return segment_plain(text, impl_->options.first_segment_max_words);
+  const auto parsed = parse_ssml(text, impl_->options);
+  if (!parsed) {
+    // Segment::text is the caller's text again, tags included (invalid UTF-8 read as U+FFFD, as always).
+    std::vector<Segment> segs = segment_plain(without_tags(text), impl_->options.first_segment_max_words);
+    for (auto& s : segs) s.text = utf8::encode(utf8::to_u32(text.substr(s.text_begin, s.text_end - s.text_begin)));
+    return segs;
+  }
+  const ssml::Document& doc = *parsed;
+  std::vector<Segment> out;
+  double pause = 0;
+  std::vector<std::string> marks;
+  for (const auto& piece : doc.pieces) {
+    pause += piece.pause_before;
+    marks.insert(marks.end(), piece.marks.begin(), piece.marks.end());
+    // Only the first piece of the utterance gets the short streaming segment.
+    std::vector<Segment> segs = segment_plain(piece.text, out.empty() ? impl_->options.first_segment_max_words : 0);
+    for (auto& seg : segs) {
+      // Offsets in the piece's text -> offsets in the SSML source.
+      seg.text_begin = piece.begin_of[seg.text_begin];
+      seg.text_end = piece.end_of[seg.text_end - 1];
+      for (auto& w : seg.words) {
+        w.text_begin = piece.begin_of[w.text_begin];
+        w.text_end = piece.end_of[w.text_end - 1];
+      }
+      seg.voice = piece.voice;
+      seg.rate = piece.rate;
+    }
+    if (segs.empty()) continue;  // nothing spoken: its pause and marks go to the next piece
+    segs.front().pause_before = pause;
+    segs.front().marks = std::move(marks);
+    pause = 0;
+    marks.clear();
+    for (auto& seg : segs) out.push_back(std::move(seg));
+  }
+  // What follows the last spoken text (a document with no spoken text has no segments at all).
+  if (!out.empty()) {
+    out.back().pause_after = pause + doc.pause_after;
+    out.back().marks_after = std::move(marks);
+    out.back().marks_after.insert(out.back().marks_after.end(), doc.trailing_marks.begin(), doc.trailing_marks.end());
+  }
+  return out;
+}
+
+std::vector<Segment> Frontend::segment_plain(std::string_view text, size_t first_words) const {
+  const std::vector<utf8::CodePoint> cps = utf8::decode(text);
+  Chunker chunker(impl_->options.max_phonemes, first_words);
   std::vector<Segment> out;
   size_t i = 0;
   while (i < cps.size()) {

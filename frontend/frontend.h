@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "frontend/vocab.h"
@@ -37,6 +38,14 @@ struct Segment {
   std::string phonemes;  // vocab symbols, at most max_phonemes code points, no leading/trailing space
   size_t text_begin = 0, text_end = 0;  // bytes in the text given to segment()
   std::vector<WordSpan> words;          // spoken words in order (punctuation has no span)
+  // From SSML (frontend/ssml.h; plain text leaves the defaults). For SSML input `text` is the text spoken
+  // (after <sub>, <say-as>, <phoneme>), while the offsets still point into the SSML source.
+  double pause_before = 0;          // seconds of silence before this segment (<break>)
+  double pause_after = 0;           // seconds after it (<break>s at the end of the document)
+  std::string voice;                // <voice name>; empty: the caller's voice
+  double rate = 1.0;                // <prosody rate> factor on top of the caller's speed
+  std::vector<std::string> marks;   // <mark> names reached just before this segment
+  std::vector<std::string> marks_after;  // <mark>s after the last text (last segment only)
 };
 
 struct FrontendOptions {
@@ -53,6 +62,19 @@ struct FrontendOptions {
   size_t first_segment_max_words = 0;
   // English words no rule reads go to espeak-ng as in KPipeline; false leaves them silent.
   bool espeak_fallback = true;
+  // SSML (frontend/ssml.h): automatic reads text that starts with <speak> as SSML (if it is malformed: a
+  // warning, and the text is read without its tags); on: always SSML, malformed input throws
+  // kokoro::Error naming line and column; off: never.
+  enum class Ssml { automatic, on, off };
+  Ssml ssml = Ssml::automatic;
+  // English: misaki's inline markup, "[Kokoro](/kˈOkəɹO/)" (spoken as the phonemes) and "[word](+1)"
+  // (stress), as in the official pipeline. false reads brackets as text.
+  bool inline_markup = true;
+  // English: a user lexicon file ("word  /phonemes/" or "word  respelling" per line; format and case
+  // rules in frontend/user_lexicon.h). Its entries win over the built-in dictionaries and normalisation.
+  std::string lexicon_file;
+  // More user-lexicon entries (word, reading) as if they followed the file's.
+  std::vector<std::pair<std::string, std::string>> lexicon_entries;
 };
 
 class Frontend {
@@ -64,10 +86,17 @@ class Frontend {
   Frontend(Frontend&&) noexcept;
   Frontend& operator=(Frontend&&) noexcept;
 
+  // Throws kokoro::Error only for malformed SSML when options().ssml is on.
   std::vector<Segment> segment(std::string_view text) const;
+  // What segment() will say, as words: English text after normalisation ("5 km" -> "5 kilometers" is
+  // "five kilometers", "2:00 a.m." -> "two a.m."), one output line per input line. Other languages: the
+  // text unchanged (espeak-ng normalises internally).
+  std::string normalize(std::string_view text) const;
   const FrontendOptions& options() const;
 
  private:
+  std::vector<Segment> segment_plain(std::string_view text, size_t first_segment_max_words) const;
+  std::string normalize_plain(std::string_view text) const;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -37,6 +37,14 @@ void add_speech_options(CLI::App& app, SpeechOptions& o) {
       ->check(CLI::IsMember({"fp32", "bf16", "bf16-all"}));
   app.add_option("--seed", o.seed, "Noise seed (same seed, same audio)")->capture_default_str();
   app.add_option("--first-words", o.first_words, "Cut the first segment of an utterance after N words (0: never; a cut changes the sentence's prosody)")->capture_default_str();
+  app.add_option("--lexicon", o.lexicon,
+                 "User lexicon (English): lines of 'word  /phonemes/' or 'word  respelling' that win over the "
+                 "built-in one; an all-lower-case word matches any capitalisation")
+      ->check(CLI::ExistingFile);
+  app.add_flag("--no-markup", o.no_markup, "Read misaki's inline markup [word](/phonemes/) as plain text");
+  app.add_flag("--ssml", o.ssml,
+               "Read the input as SSML (default: only when it starts with <speak>); the text content, <sub>, "
+               "<say-as> and <phoneme> are spoken, <break>/<voice>/<prosody> are reported on the segments");
   app.add_option("--resample", o.resample, "Resampling quality to the device rate: best, medium, fastest, linear")
       ->check(CLI::IsMember({"best", "medium", "fastest", "linear"}))->capture_default_str();
 }
@@ -46,6 +54,9 @@ std::shared_ptr<const Frontend> load_frontend(const SpeechOptions& o, const std:
   fo.language = o.lang;
   fo.assets_dir = assets_dir;
   fo.first_segment_max_words = o.first_words;
+  fo.lexicon_file = o.lexicon;
+  fo.inline_markup = !o.no_markup;
+  if (o.ssml) fo.ssml = FrontendOptions::Ssml::on;
   return std::make_shared<const Frontend>(fo);
 }
 

@@ -34,10 +34,13 @@ struct SpeechOptions {
   // fp32 | bf16 | bf16-all; empty: $KOKORO_PRECISION, then bf16 where the CPU has AVX512-BF16 (the vocoder's
   // convolutions only: durations and F0 stay fp32's; docs/benchmarks.md), else fp32 (core/precision.h).
   std::string precision;
+  std::string lexicon;         // user lexicon file (frontend/user_lexicon.h); empty: none
+  bool no_markup = false;      // read misaki's inline markup [word](/phonemes/) as plain text
+  bool ssml = false;           // read the input as SSML (default: only text that starts with <speak>)
 };
 
 // Adds --voice --speed --lang --mode --model --assets --threads --precision --seed --first-words --phonemes-in
-// --resample.
+// --resample --lexicon --no-markup --ssml.
 void add_speech_options(CLI::App& app, SpeechOptions& options);
 
 // The loaded pieces. load_* throw kokoro::Error naming the file, voice or language that is wrong.

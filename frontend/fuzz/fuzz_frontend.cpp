@@ -1,21 +1,28 @@
 // libFuzzer target: Frontend::segment on arbitrary bytes. The first byte picks the language (mostly
-// American English, some British and Spanish) and the streaming option; the rest is the text. Every
-// result must satisfy the contract (segments of 1..max_phonemes code points of valid UTF-8, offsets
-// inside the input, spans inside their segment); anything else traps.
+// American English, some British and Spanish), the streaming option, or SSML (bytes >= 248: the SSML
+// parser alone, then the frontend with SSML forced on); the rest is the text. Every result must satisfy
+// the contract (segments of 1..max_phonemes code points of valid UTF-8, offsets inside the input, spans
+// inside their segment; SSML pieces map every byte back into the input); malformed SSML may only be a
+// kokoro::Error; anything else traps.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string_view>
+#include <vector>
 
+#include "core/error.h"
 #include "frontend/frontend.h"
+#include "frontend/ssml.h"
 #include "frontend/utf8.h"
 
 namespace {
 
-std::unique_ptr<kokoro::Frontend> make(const char* lang, size_t first_words) {
+std::unique_ptr<kokoro::Frontend> make(const char* lang, size_t first_words,
+                                       kokoro::FrontendOptions::Ssml ssml = kokoro::FrontendOptions::Ssml::automatic) {
   kokoro::FrontendOptions opt;
   opt.language = lang;
   opt.first_segment_max_words = first_words;
+  opt.ssml = ssml;
   return std::make_unique<kokoro::Frontend>(opt);
 }
 
@@ -30,11 +37,32 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const auto us_streaming = make("en-us", 3);
   static const auto gb = make("en-gb", 0);
   static const auto es = make("es", 0);
+  static const auto ssml = make("en-us", 4, kokoro::FrontendOptions::Ssml::on);
   if (size == 0) return 0;
   const uint8_t selector = data[0];
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
-  const kokoro::Frontend& fe = selector < 160 ? *us : selector < 200 ? *us_streaming : selector < 240 ? *gb : *es;
-  for (const auto& seg : fe.segment(text)) {
+  if (selector >= 248) {
+    try {
+      const auto doc = kokoro::ssml::parse(text);
+      for (const auto& p : doc.pieces) {
+        check(p.begin_of.size() == p.text.size() && p.end_of.size() == p.text.size());
+        for (size_t i = 0; i < p.text.size(); ++i) check(p.begin_of[i] < p.end_of[i] && p.end_of[i] <= text.size());
+      }
+    } catch (const kokoro::Error&) {
+    }
+  }
+  const kokoro::Frontend& fe = selector >= 248 ? *ssml
+                               : selector < 160 ? *us
+                               : selector < 200 ? *us_streaming
+                               : selector < 240 ? *gb
+                                                : *es;
+  std::vector<kokoro::Segment> segs;
+  try {
+    segs = fe.segment(text);
+  } catch (const kokoro::Error&) {
+    return 0;  // malformed SSML with SSML forced on: a clear error is the contract
+  }
+  for (const auto& seg : segs) {
     const size_t n = kokoro::utf8::count_code_points(seg.phonemes);
     check(n >= 1 && n <= 510);
     check(kokoro::utf8::is_valid(seg.phonemes) && kokoro::utf8::is_valid(seg.text));
