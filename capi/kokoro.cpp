@@ -124,7 +124,7 @@ const kokoro::Frontend& frontend_for(kokoro_engine& e, const std::string& langua
   kokoro::FrontendOptions fo;
   fo.language = language;
   fo.assets_dir = e.assets_dir;
-  fo.first_segment_max_words = 6;  // a short first segment so that speech starts early (as kokoro-say)
+  fo.first_segment_max_words = 0;  // whole sentences, as the reference (slice mode starts early without a cut)
   auto fe = std::make_shared<const kokoro::Frontend>(fo);
   return *e.frontends.emplace(language, std::move(fe)).first->second;
 }
@@ -309,6 +309,8 @@ kokoro_engine* kokoro_open(const kokoro_config* config) {
       if (c.precision) kokoro::set_precision(kokoro::parse_precision(c.precision, "kokoro_config.precision"));
       else if (const char* env = std::getenv("KOKORO_PRECISION"); env && *env)
         kokoro::set_precision(kokoro::parse_precision(env, "KOKORO_PRECISION"));
+      else if (kokoro::bf16_supported())
+        kokoro::set_precision(kokoro::Precision::bf16);  // as kokoro-say: same durations and F0, ~1.6x faster
       kokoro::set_num_threads(c.threads ? c.threads : 2);
       const std::string model = kokoro::default_model_path(c.model_path ? c.model_path : "");
       try {

@@ -27,7 +27,7 @@ struct SpeakerOptions {
   bool phoneme_input = false;  // say() receives phoneme strings instead of text
   uint64_t seed = 0;           // noise seed: the same seed gives the same audio
   bool reference_noise = false;  // the reference tool's deterministic noise (TestNoise), for comparisons
-  SynthesisMode mode = SynthesisMode::exact;  // docs/streaming.md explains the default
+  SynthesisMode mode = SynthesisMode::slice;  // docs/streaming.md explains the default
   StreamOptions stream;        // chunking, statistics policy, buffer bounds
 };
 
