@@ -492,7 +492,7 @@ int main(int argc, char** argv) {
   }
   if (strcmp(argv[1], "speak") == 0) return scenario_speak();
   if (strcmp(argv[1], "errors") == 0) return scenario_errors();
-  if (strcmp(argv[1], "fuzz") == 0) return scenario_fuzz(argc > 2 ? atoi(argv[2]) : 300);
+  if (strcmp(argv[1], "fuzz") == 0) return scenario_fuzz(argc > 2 ? atoi(argv[2]) : 150);
   fprintf(stderr, "unknown scenario %s\n", argv[1]);
   return 2;
 }
