@@ -83,8 +83,8 @@ typedef struct kokoro_config {
                               <prefix>/share/kokoro-rt/assets when installed, then the build tree's */
   int threads;             /* compute threads (1..64). 0: 2. Process-wide: the last kokoro_open sets it */
   const char* precision;   /* "fp32", "bf16", "bf16-all". NULL: $KOKORO_PRECISION, then "fp32". Process-wide */
-  int verbose;             /* nonzero: the engine's debug messages (default: warnings and errors only; they
-                              go to the engine's logger, spdlog's default, on stdout). Process-wide */
+  int verbose;             /* nonzero: the engine's debug messages on stderr (default: warnings and errors
+                              only). Process-wide. The library never writes to stdout */
 } kokoro_config;
 
 /* Loads the model, the assets and the voice list (about a second). NULL config: all defaults. Returns NULL
