@@ -8,6 +8,7 @@
 // thread during kokoro_speak stops the speech and the engine is freed when the speaking call lets go.
 #include "kokoro.h"
 
+#include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <atomic>
@@ -302,6 +303,14 @@ kokoro_engine* kokoro_open(const kokoro_config* config) {
       fail(KOKORO_ERR_INVALID_ARGUMENT, "threads " + std::to_string(c.threads) + " is outside 1..64 (0: default)");
       return nullptr;
     }
+    // The engine logs through spdlog's default logger, which writes to stdout: a C host's stdout may be its
+    // data channel (sd_kokoro's protocol, a pipe of audio), so the library's messages go to stderr.
+    static std::once_flag logger_once;
+    std::call_once(logger_once, [] {
+      auto logger = std::make_shared<spdlog::logger>("kokoro", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+      logger->set_pattern("kokoro: %l: %v");
+      spdlog::set_default_logger(std::move(logger));
+    });
     spdlog::set_level(c.verbose ? spdlog::level::debug : spdlog::level::warn);
     auto e = std::make_shared<kokoro_engine>();
     try {

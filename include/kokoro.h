@@ -84,7 +84,8 @@ typedef struct kokoro_config {
   int threads;             /* compute threads (1..64). 0: 2. Process-wide: the last kokoro_open sets it */
   const char* precision;   /* "fp32", "bf16", "bf16-all". NULL: $KOKORO_PRECISION, then "bf16" where the CPU
                               has AVX512-BF16, else "fp32". Process-wide */
-  int verbose;             /* nonzero: debug messages on stderr (default: warnings and errors only) */
+  int verbose;             /* nonzero: the engine's debug messages on stderr (default: warnings and errors
+                              only). Process-wide. The library never writes to stdout */
 } kokoro_config;
 
 /* Loads the model, the assets and the voice list (about a second). NULL config: all defaults. Returns NULL

@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "kokoro.h"
 #include "speechd/ssml_text.h"
@@ -47,6 +48,9 @@
 
 static pthread_mutex_t g_out = PTHREAD_MUTEX_INITIALIZER;
 static FILE* g_log = NULL;
+/* The protocol channel: the original stdout, duplicated, while fd 1 itself goes to stderr, so that nothing
+ * printed by a library can ever be taken by the server for protocol. */
+static FILE* g_proto = NULL;
 
 static double now_ms(void) {
   struct timespec ts;
@@ -70,9 +74,9 @@ static void send_line(const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   pthread_mutex_lock(&g_out);
-  vprintf(fmt, ap);
-  putchar('\n');
-  fflush(stdout);
+  vfprintf(g_proto, fmt, ap);
+  putc('\n', g_proto);
+  fflush(g_proto);
   pthread_mutex_unlock(&g_out);
   va_end(ap);
 }
@@ -83,19 +87,19 @@ static void send_audio(const int16_t* pcm, size_t n) {
   const unsigned char* p = (const unsigned char*)pcm;
   const unsigned char* end = p + n * 2;
   pthread_mutex_lock(&g_out);
-  printf("705-bits=16\n705-num_channels=1\n705-sample_rate=%d\n705-num_samples=%zu\n705-big_endian=0\n705-AUDIO",
-         KOKORO_SAMPLE_RATE, n);
-  putchar(0);
+  fprintf(g_proto, "705-bits=16\n705-num_channels=1\n705-sample_rate=%d\n705-num_samples=%zu\n705-big_endian=0\n705-AUDIO",
+          KOKORO_SAMPLE_RATE, n);
+  putc(0, g_proto);
   for (; p < end; p++) {
     if (*p == '\n' || *p == 0x7d) {
-      putchar(0x7d);
-      putchar(*p ^ 0x20);
+      putc(0x7d, g_proto);
+      putc(*p ^ 0x20, g_proto);
     } else {
-      putchar(*p);
+      putc(*p, g_proto);
     }
   }
-  printf("\n705 AUDIO\n");
-  fflush(stdout);
+  fputs("\n705 AUDIO\n", g_proto);
+  fflush(g_proto);
   pthread_mutex_unlock(&g_out);
 }
 
@@ -567,11 +571,11 @@ static void cmd_list_voices(void) {
   for (i = 0; i < g_n_voices; i++) {
     const char* lang = voice_language(g_voices[i]);
     if (!lang) continue;
-    printf("200-%s\t%s\tnone\n", g_voices[i], lang);
+    fprintf(g_proto, "200-%s\t%s\tnone\n", g_voices[i], lang);
     any = 1;
   }
-  printf(any ? "200 OK VOICE LIST SENT\n" : "304 CANT LIST VOICES\n");
-  fflush(stdout);
+  fputs(any ? "200 OK VOICE LIST SENT\n" : "304 CANT LIST VOICES\n", g_proto);
+  fflush(g_proto);
   pthread_mutex_unlock(&g_out);
 }
 
@@ -579,6 +583,11 @@ int main(int argc, char** argv) {
   kokoro_config cfg;
   pthread_t speaker;
   char* line;
+  {
+    const int proto_fd = dup(STDOUT_FILENO);
+    g_proto = proto_fd >= 0 ? fdopen(proto_fd, "w") : NULL;
+    if (!g_proto || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) return 2;
+  }
   if (argc > 1) read_config(argv[1]);
   if (g_conf.log_file[0]) g_log = fopen(g_conf.log_file, "a");
 

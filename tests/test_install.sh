@@ -4,8 +4,10 @@
 #   2. examples/say_to_wav.c compiled with only `pkg-config --cflags --libs kokoro` (PKG_CONFIG_PATH=TMP)
 #   3. run it with no KOKORO_* variables: the installed engine finds its assets in TMP/share/kokoro-rt and
 #      the model there too (a symlink to MODEL stands in for kokoro-fetch-model's copy); check the WAV
-#   4. the same example through find_package(kokoro), statically linked to libkokoro.a, and run
-#   5. the model command is installed and documents --from-model
+#   4. tests/test_capi.c's speak scenario (events, barge-in from another thread) built with pkg-config's
+#      flags only, under ASan with leak checking
+#   5. the same example through find_package(kokoro), statically linked to libkokoro.a, and run
+#   6. the model command is installed and documents --from-model
 #
 # Usage: tests/test_install.sh SOURCE_DIR BUILD_DIR MODEL      (ctest label capi; needs sox, pkg-config, cc)
 set -euo pipefail
@@ -55,6 +57,14 @@ env -u KOKORO_MODEL -u KOKORO_ASSETS "$prefix/bin/kokoro-say" -v -q -o "$tmp/say
   fail "installed kokoro-say: $(cat "$tmp/say.log")"
 grep -q "$prefix/share/kokoro-rt/assets" "$tmp/say.log" || fail "installed kokoro-say did not use the installed assets"
 check_wav "$tmp/say.wav" 0.3
+
+# The issue's acceptance run, built like an outside user would: tests/test_capi.c (open with defaults, a
+# sentence into a buffer, a second one stopped mid-way from another thread, close) compiled with only
+# pkg-config's flags, under AddressSanitizer: its leak checker covers the whole process, libkokoro included.
+cc -std=c99 -g -fsanitize=address -fno-omit-frame-pointer -o "$tmp/test_capi" "$src/tests/test_capi.c" $flags -lpthread -lm
+env -u KOKORO_MODEL -u KOKORO_ASSETS LD_LIBRARY_PATH="$lib" ASAN_OPTIONS=detect_leaks=1 "$tmp/test_capi" speak \
+  > "$tmp/capi.log" 2>&1 || fail "test_capi speak against the install: $(tail -30 "$tmp/capi.log")"
+sed 's/^/test_capi: /' "$tmp/capi.log"
 
 # find_package(kokoro) with the static library.
 cmake -S "$src/examples" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release >/dev/null
