@@ -45,6 +45,14 @@ size_t piece_end(const std::string& text, size_t begin, size_t max_bytes) {
 
 constexpr int64_t kAsrDim = 512;
 int64_t F_of(const Tensor& asr) { return asr.dim(1); }
+
+// Text the frontend will read as SSML: forced on, or (automatic) starting with <speak> after blanks.
+bool looks_like_ssml(const std::string& text, const FrontendOptions& o) {
+  if (o.ssml == FrontendOptions::Ssml::on) return true;
+  if (o.ssml == FrontendOptions::Ssml::off) return false;
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  return first != std::string::npos && text.compare(first, 6, "<speak") == 0;
+}
 constexpr size_t kAudioBlock = 1024;  // samples per sink write
 
 }  // namespace
@@ -310,6 +318,25 @@ void StreamEngine::acoustic_loop() {
   }
 }
 
+bool StreamEngine::push_silence(uint64_t id, uint64_t generation, double seconds) {
+  const int64_t samples = std::llround(std::max(0.0, seconds) * kSampleRate);
+  if (samples == 0) return true;
+  FrameItem item{};
+  item.kind = FrameItem::silence;
+  item.generation = generation;
+  item.utterance = id;
+  item.a = samples;
+  return push_frame_item(item);
+}
+
+const VoicePack& StreamEngine::voice_for(const std::string& name) {
+  if (name.empty()) return voice_;
+  auto it = ssml_voices_.find(name);
+  if (it == ssml_voices_.end())
+    it = ssml_voices_.emplace(name, VoicePack::resolve(name, frontend_->options().assets_dir)).first;
+  return it->second;
+}
+
 void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::string& text) {
   const AcousticModel& acoustic = synth_->acoustic();
   AlignedFeatures feats;
@@ -318,7 +345,8 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
   item.utterance = id;
   bool first_segment = true;
   for (size_t begin = 0; begin < text.size();) {
-    const size_t end = voice_options_.phoneme_input ? text.size() : piece_end(text, begin, options_.text_piece_bytes);
+    const bool whole = voice_options_.phoneme_input || looks_like_ssml(text, frontend_->options());
+    const size_t end = whole ? text.size() : piece_end(text, begin, options_.text_piece_bytes);
     const std::string piece = text.substr(begin, end - begin);
     std::vector<Segment> segments;
     if (voice_options_.phoneme_input) {
@@ -340,9 +368,10 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
         throw Error("segment of " + std::to_string(n_phonemes) + " phonemes exceeds the model's 510");
       ids.insert(ids.begin(), 0);
       ids.push_back(0);
-      const float* style = voice_.style_for(static_cast<int>(n_phonemes));
+      if (seg.pause_before > 0 && !push_silence(id, generation, seg.pause_before)) return;
+      const float* style = voice_for(seg.voice).style_for(static_cast<int>(n_phonemes));
       const auto t0 = Clock::now();
-      acoustic.forward(ids, style, voice_options_.speed, feats);
+      acoustic.forward(ids, style, voice_options_.speed * static_cast<float>(seg.rate), feats);
       add_synth_seconds(id, ms_since(t0) / 1e3);
       spdlog::debug("acoustic model: {} tokens, {:.1f} ms", ids.size(), ms_since(t0));
       if (stale(generation)) return;
@@ -376,6 +405,7 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
       }
       item.kind = FrameItem::segment_end;
       if (!push_frame_item(item)) return;
+      if (seg.pause_after > 0 && !push_silence(id, generation, seg.pause_after)) return;
       if (first_segment && options_.first_segment_first && !wait_first_segment(id, generation)) return;
       first_segment = false;
     }
@@ -462,6 +492,15 @@ void StreamEngine::vocoder_loop() {
         }
         mark_first_segment(item.utterance);  // also when it failed or went stale: never leave the acoustic worker waiting
         break;
+      case FrameItem::silence: {
+        const std::vector<float> zeros(std::min<int64_t>(item.a, kSampleRate), 0.0f);
+        for (int64_t left = item.a; left > 0;) {
+          const int64_t n = std::min<int64_t>(left, static_cast<int64_t>(zeros.size()));
+          if (!push_audio(zeros.data(), static_cast<size_t>(n), item.generation)) break;
+          left -= n;
+        }
+        break;
+      }
       case FrameItem::utterance_end:
         e.kind = EventItem::utterance_end;
         e.position = e.end_position = audio_.write_position();

@@ -89,7 +89,8 @@ class StreamEngine {
 
   // One item of the frame ring (trivially copyable, fixed size). Public for the ring's instantiation.
   struct FrameItem {
-    enum Kind : uint32_t { utterance_begin, segment_begin, word, frame, segment_end, utterance_end };
+    // silence: a pause of `a` samples (SSML <break>), played between segments.
+    enum Kind : uint32_t { utterance_begin, segment_begin, word, frame, segment_end, utterance_end, silence };
     static constexpr int kPayload = 516;  // asr [512] + F0 [2] + N [2]; a segment's style [256]
     uint32_t kind;
     uint64_t generation, utterance;
@@ -122,6 +123,9 @@ class StreamEngine {
   void vocoder_loop();
   void output_loop();
   void speak_text(uint64_t id, uint64_t generation, const std::string& text);
+  bool push_silence(uint64_t id, uint64_t generation, double seconds);  // acoustic worker: an SSML pause
+  const VoicePack& voice_for(const std::string& name);                   // acoustic worker: an SSML <voice>
+  std::map<std::string, VoicePack> ssml_voices_;                          // acoustic worker only
   void synthesize_segment(uint64_t generation, uint64_t utterance);
   bool push_frame_item(const FrameItem& item);
   bool push_audio(const float* samples, size_t n, uint64_t generation);

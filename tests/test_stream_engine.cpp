@@ -465,6 +465,28 @@ TEST(StreamEngine, SliceModeBargeInWhileStuckBetweenSlices) {
   EXPECT_EQ(sink.stats().frames_played - played_before, offline_audio(e, "Yes?", 0).size());
 }
 
+// SSML through the engine (frontend/ssml.h reads it; the engine acts on it): a <break time="500ms"/> is
+// exactly 12000 samples of silence between the two parts, each part is what it is alone; a <voice> switch
+// speaks its part with that voice; <prosody rate> changes the part's speed.
+TEST(StreamEngine, SsmlBreakVoiceAndRateAreSpoken) {
+  const Engine& e = engine();
+  ASSERT_TRUE(e.synth) << e.error;
+  Watchdog dog(240);
+  const auto len = [&](const std::string& text) { return run_to_recording(e, SynthesisMode::exact, {}, text); };
+  const std::vector<float> a = len("<speak>The lamp flickered.</speak>");
+  const std::vector<float> b = len("<speak>Then it went dark.</speak>");
+  const std::vector<float> both = len("<speak>The lamp flickered.<break time=\"500ms\"/>Then it went dark.</speak>");
+  ASSERT_EQ(both.size(), a.size() + 12000 + b.size());
+  for (size_t i = 0; i < 12000; ++i) ASSERT_EQ(both[a.size() + i], 0.0f) << "pause sample " << i;
+  for (size_t i = 0; i < b.size(); ++i) ASSERT_EQ(both[a.size() + 12000 + i], b[i]) << "second part sample " << i;
+
+  const std::vector<float> bella = len("<speak><voice name=\"af_bella\">Then it went dark.</voice></speak>");
+  ASSERT_FALSE(bella.empty());
+  EXPECT_TRUE(bella.size() != b.size() || bella != b) << "the voice switch changed nothing";
+  const std::vector<float> slow = len("<speak><prosody rate=\"slow\">Then it went dark.</prosody></speak>");
+  EXPECT_GT(slow.size(), b.size() + 2400) << "a slow rate should lengthen the sentence";
+}
+
 TEST(StreamEngine, BargeInSilencesTheDeviceWhileTheVocoderIsStillComputing) {
   const Engine& e = engine();
   ASSERT_TRUE(e.synth) << e.error;
