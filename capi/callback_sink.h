@@ -87,6 +87,10 @@ class CallbackSink final : public AudioSink {
       case StreamEvent::Kind::word: out.kind = KOKORO_EVENT_WORD; break;
       case StreamEvent::Kind::segment_end: out.kind = KOKORO_EVENT_SEGMENT_END; break;
       case StreamEvent::Kind::utterance_end: out.kind = KOKORO_EVENT_UTTERANCE_END; break;
+      case StreamEvent::Kind::mark:
+        out.kind = KOKORO_EVENT_MARK;
+        out.name = ev.name.c_str();  // valid during the callback, as documented
+        break;
     }
     if (cb && cb(&out, user) != 0) request_stop();
   }

@@ -100,6 +100,7 @@ const char* to_string(StreamEvent::Kind kind) {
     case StreamEvent::Kind::word: return "word";
     case StreamEvent::Kind::segment_end: return "segment_end";
     case StreamEvent::Kind::utterance_end: return "utterance_end";
+    case StreamEvent::Kind::mark: return "mark";
   }
   return "?";
 }
@@ -329,6 +330,26 @@ bool StreamEngine::push_silence(uint64_t id, uint64_t generation, double seconds
   return push_frame_item(item);
 }
 
+bool StreamEngine::push_marks(uint64_t id, uint64_t generation, const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    FrameItem item{};
+    item.kind = FrameItem::mark;
+    item.generation = generation;
+    item.utterance = id;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      item.a = static_cast<int64_t>(mark_base_ + mark_names_.size());
+      mark_names_.push_back(name);
+      while (mark_names_.size() > 4096) {  // bounded: a mark is delivered long before 4096 more are made
+        mark_names_.pop_front();
+        ++mark_base_;
+      }
+    }
+    if (!push_frame_item(item)) return false;
+  }
+  return true;
+}
+
 const VoicePack& StreamEngine::voice_for(const std::string& name) {
   if (name.empty()) return voice_;
   auto it = ssml_voices_.find(name);
@@ -369,6 +390,7 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
       ids.insert(ids.begin(), 0);
       ids.push_back(0);
       if (seg.pause_before > 0 && !push_silence(id, generation, seg.pause_before)) return;
+      if (!push_marks(id, generation, seg.marks)) return;
       const float* style = voice_for(seg.voice).style_for(static_cast<int>(n_phonemes));
       const auto t0 = Clock::now();
       acoustic.forward(ids, style, voice_options_.speed * static_cast<float>(seg.rate), feats);
@@ -406,6 +428,7 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
       item.kind = FrameItem::segment_end;
       if (!push_frame_item(item)) return;
       if (seg.pause_after > 0 && !push_silence(id, generation, seg.pause_after)) return;
+      if (!push_marks(id, generation, seg.marks_after)) return;
       if (first_segment && options_.first_segment_first && !wait_first_segment(id, generation)) return;
       first_segment = false;
     }
@@ -491,6 +514,12 @@ void StreamEngine::vocoder_loop() {
           fail_utterance(item.utterance, ex.what());
         }
         mark_first_segment(item.utterance);  // also when it failed or went stale: never leave the acoustic worker waiting
+        break;
+      case FrameItem::mark:
+        e.kind = EventItem::mark;
+        e.position = e.end_position = audio_.write_position();
+        e.text_begin = static_cast<uint64_t>(item.a);
+        push_event(e, item.generation);
         break;
       case FrameItem::silence: {
         const std::vector<float> zeros(std::min<int64_t>(item.a, kSampleRate), 0.0f);
@@ -683,6 +712,14 @@ void StreamEngine::output_loop() {
       case EventItem::word: ev.kind = StreamEvent::Kind::word; break;
       case EventItem::segment_end: ev.kind = StreamEvent::Kind::segment_end; break;
       case EventItem::utterance_end: ev.kind = StreamEvent::Kind::utterance_end; break;
+      case EventItem::mark: {
+        ev.kind = StreamEvent::Kind::mark;
+        ev.text_begin = ev.text_end = 0;
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (e.text_begin >= mark_base_ && e.text_begin - mark_base_ < mark_names_.size())
+          ev.name = mark_names_[e.text_begin - mark_base_];
+        break;
+      }
       default: return;
     }
     if (e.kind == EventItem::utterance_end) {

@@ -90,7 +90,8 @@ class StreamEngine {
   // One item of the frame ring (trivially copyable, fixed size). Public for the ring's instantiation.
   struct FrameItem {
     // silence: a pause of `a` samples (SSML <break>), played between segments.
-    enum Kind : uint32_t { utterance_begin, segment_begin, word, frame, segment_end, utterance_end, silence };
+    // mark: an SSML mark, `a` = its index in mark_names_.
+    enum Kind : uint32_t { utterance_begin, segment_begin, word, frame, segment_end, utterance_end, silence, mark };
     static constexpr int kPayload = 516;  // asr [512] + F0 [2] + N [2]; a segment's style [256]
     uint32_t kind;
     uint64_t generation, utterance;
@@ -100,7 +101,7 @@ class StreamEngine {
   };
   // One item of the event ring: a StreamEvent at an absolute audio ring position, or an internal marker.
   struct EventItem {
-    enum Kind : uint32_t { utterance_start, segment_start, word, segment_end, utterance_end, failed };
+    enum Kind : uint32_t { utterance_start, segment_start, word, segment_end, utterance_end, failed, mark };
     uint32_t kind;
     uint64_t generation, utterance;
     uint64_t position, end_position;  // samples, in audio ring positions
@@ -126,6 +127,9 @@ class StreamEngine {
   bool push_silence(uint64_t id, uint64_t generation, double seconds);  // acoustic worker: an SSML pause
   const VoicePack& voice_for(const std::string& name);                   // acoustic worker: an SSML <voice>
   std::map<std::string, VoicePack> ssml_voices_;                          // acoustic worker only
+  bool push_marks(uint64_t id, uint64_t generation, const std::vector<std::string>& names);
+  std::deque<std::string> mark_names_;  // SSML mark names by index (mutex_); the oldest are dropped
+  uint64_t mark_base_ = 0;              // index of mark_names_.front()
   void synthesize_segment(uint64_t generation, uint64_t utterance);
   bool push_frame_item(const FrameItem& item);
   bool push_audio(const float* samples, size_t n, uint64_t generation);

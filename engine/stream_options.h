@@ -70,11 +70,13 @@ struct StreamOptions {
 // the engine started (samples / 24000); an event is delivered when the audio up to `time_s` has been handed
 // to the sink (add the sink's latency for the moment it is heard).
 struct StreamEvent {
-  enum class Kind { utterance_start, segment_start, word, segment_end, utterance_end };
+  // mark: an SSML <mark name="..."/> reached in the audio (name below; time_s = end_s).
+  enum class Kind { utterance_start, segment_start, word, segment_end, utterance_end, mark };
   Kind kind = Kind::utterance_start;
   uint64_t utterance = 0;                  // what say() returned
   std::size_t text_begin = 0, text_end = 0;  // bytes in the utterance's text (segment and word events)
   double time_s = 0, end_s = 0;            // start, and end for segments and words
+  std::string name;                        // mark events: the mark's name
 };
 const char* to_string(StreamEvent::Kind kind);
 

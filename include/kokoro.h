@@ -121,7 +121,8 @@ typedef enum kokoro_event_kind {
   KOKORO_EVENT_SEGMENT_START = 1,
   KOKORO_EVENT_WORD = 2,
   KOKORO_EVENT_SEGMENT_END = 3,
-  KOKORO_EVENT_UTTERANCE_END = 4
+  KOKORO_EVENT_UTTERANCE_END = 4,
+  KOKORO_EVENT_MARK = 5  /* an SSML <mark name="..."/> reached in the audio; `name` holds it */
 } kokoro_event_kind;
 
 typedef struct kokoro_event {
@@ -131,6 +132,7 @@ typedef struct kokoro_event {
   size_t text_end;
   uint64_t start_sample;  /* where it starts in this call's audio (samples at KOKORO_SAMPLE_RATE) */
   uint64_t end_sample;    /* segments and words: where it ends; otherwise = start_sample */
+  const char* name;       /* MARK: the mark's name (UTF-8, valid during the call); otherwise NULL */
 } kokoro_event;
 
 /* Audio: `count` samples, valid only during the call. Events: valid only during the call. An event is sent

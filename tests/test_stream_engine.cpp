@@ -485,6 +485,20 @@ TEST(StreamEngine, SsmlBreakVoiceAndRateAreSpoken) {
   EXPECT_TRUE(bella.size() != b.size() || bella != b) << "the voice switch changed nothing";
   const std::vector<float> slow = len("<speak><prosody rate=\"slow\">Then it went dark.</prosody></speak>");
   EXPECT_GT(slow.size(), b.size() + 2400) << "a slow rate should lengthen the sentence";
+
+  // Marks are events at their place in the audio: here, where the second part starts (after the pause).
+  std::vector<StreamEvent> events;
+  run_to_recording(e, SynthesisMode::exact, {},
+                   "<speak>The lamp flickered.<break time=\"500ms\"/><mark name=\"dark\"/>Then it went dark.<mark name=\"end\"/></speak>",
+                   nullptr, &events);
+  std::vector<std::pair<std::string, double>> marks;
+  for (const StreamEvent& ev : events)
+    if (ev.kind == StreamEvent::Kind::mark) marks.emplace_back(ev.name, ev.time_s);
+  ASSERT_EQ(marks.size(), 2u);
+  EXPECT_EQ(marks[0].first, "dark");
+  EXPECT_NEAR(marks[0].second, (a.size() + 12000) / 24000.0, 1e-9);
+  EXPECT_EQ(marks[1].first, "end");
+  EXPECT_NEAR(marks[1].second, both.size() / 24000.0, 1e-9);
 }
 
 TEST(StreamEngine, BargeInSilencesTheDeviceWhileTheVocoderIsStillComputing) {
