@@ -28,14 +28,18 @@ def with_threads(args, threads):
 
 
 def reference_args(system_args, seed, threads):
-    """Whole-sentence exact mode (the reference computation) with the system's content options."""
+    """Whole-sentence exact mode in fp32 (the reference computation) with the system's content options.
+
+    Every choice is spelled out, never left to kokoro-say's defaults: those move (the default precision
+    became bf16 where the CPU has it, the default mode slice) and KOKORO_PRECISION would change them too."""
     args = []
     for name in CONTENT_OPTIONS_WITH_VALUE:
         value = option_value(system_args, name)
         if value is not None:
             args += [name, value]
     args += [f for f in CONTENT_FLAGS if f in system_args]
-    return args + ["--mode", "exact", "--first-words", "0", "--seed", str(seed), "--threads", str(threads)]
+    return args + ["--mode", "exact", "--first-words", "0", "--precision", "fp32", "--seed", str(seed),
+                   "--threads", str(threads)]
 
 
 def _file_digest(path):
