@@ -155,19 +155,23 @@ def table_header():
 
 
 def print_summary(results_dir):
+    """One table: per reference (binary, arguments, corpus lines), its reference and floor rows, then its systems."""
     paths = sorted(Path(results_dir).glob("*.json"))
     if not paths:
         sys.exit(f"no results in {results_dir}")
-    print(table_header())
-    shown_reference = set()
+    groups = {}
     for p in paths:
         r = json.loads(p.read_text())
-        ref_key = json.dumps([r["reference_args"], r["binary_sha256"], r["corpus_sha256"]])
-        if ref_key not in shown_reference:
-            shown_reference.add(ref_key)
-            print(table_row(f"reference ({' '.join(r['reference_args'])})", r["reference"]["summary"]))
-            print(table_row("floor: reference, --seed 1", r["floor"]["summary"]))
-        print(table_row(f"{r['name']} ({' '.join(r['system_args'])})", r["system"]["summary"]))
+        key = json.dumps([r["reference_args"], r["binary_sha256"], r["corpus_sha256"]])
+        groups.setdefault(key, []).append(r)
+    print(table_header())
+    for runs in groups.values():
+        first = runs[0]
+        print(table_row(f"reference ({' '.join(first['reference_args'])}; binary {first['binary_sha256'][:8]}, "
+                        f"{first['lines']} lines)", first["reference"]["summary"]))
+        print(table_row("floor: reference, --seed 1", first["floor"]["summary"]))
+        for r in runs:
+            print(table_row(f"{r['name']} ({' '.join(r['system_args'])})", r["system"]["summary"]))
 
 
 def main():
