@@ -30,7 +30,7 @@ struct SpeechOptions {
   bool phonemes_in = false;
   std::string resample = "medium";
   std::string mode = "slice";  // exact | slice | stream (engine/stream_options.h; docs/streaming.md: why slice)
-  double first_slice = 0.6;    // slice mode: seconds of speech in an utterance's first slice
+  double first_slice = 1.0;    // slice mode: seconds of speech in an utterance's first slice
   // fp32 | bf16 | bf16-all; empty: $KOKORO_PRECISION, then bf16 where the CPU has AVX512-BF16 (the vocoder's
   // convolutions only: durations and F0 stay fp32's; docs/benchmarks.md), else fp32 (core/precision.h).
   std::string precision;
