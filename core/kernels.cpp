@@ -8,6 +8,7 @@
 
 #include "core/bf16_gemm.h"
 #include "core/error.h"
+#include "core/onednn_matmul.h"
 #include "core/parallel.h"
 #include "core/precision.h"
 #include "core/weight_cache.h"
@@ -81,18 +82,50 @@ void linear_rows_bf16(const Tensor& x, const TensorView& w, const TensorView* bi
 
 }  // namespace
 
-void linear_rows(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y) {
+void linear_rows_eigen(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y) {
   if (w.dim(1) != x.dim(1)) throw Error("linear: weight " + shape_to_string(w.shape) + " vs input " + shape_to_string(x.shape()));
   const int64_t out = w.dim(0), T = x.dim(0);
   y.resize({T, out});
-  if (kernel_precision() != Precision::fp32 && out % 16 == 0 && w.dim(1) % 2 == 0 && T > 0)
-    return linear_rows_bf16(x, w, bias, y);
   // Blocks of output features: each task multiplies by its own slice of W (ALBERT: T ~ 20-500 rows).
   const int64_t blocks = double(out) * x.dim(1) * T < kParallelMacs ? 1 : std::min<int64_t>(out / 64, 2 * num_threads());
   parallel_ranges(out, 64, static_cast<int>(std::max<int64_t>(1, blocks)), [&](int64_t c0, int64_t c1) {
     auto Y = y.matrix().middleCols(c0, c1 - c0);
     Y.noalias() = x.matrix() * w.matrix().middleRows(c0, c1 - c0).transpose();
     if (bias) Y.rowwise() += bias->vector().segment(c0, c1 - c0).transpose();
+  });
+}
+
+namespace {
+thread_local bool t_linear_rows_baseline = false;
+}
+
+ScopedLinearRowsBaseline::ScopedLinearRowsBaseline() : saved_(t_linear_rows_baseline) { t_linear_rows_baseline = true; }
+ScopedLinearRowsBaseline::~ScopedLinearRowsBaseline() { t_linear_rows_baseline = saved_; }
+
+void linear_rows(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y) {
+  if (t_linear_rows_baseline) return linear_rows_eigen(x, w, bias, y);
+  if (w.dim(1) != x.dim(1)) throw Error("linear: weight " + shape_to_string(w.shape) + " vs input " + shape_to_string(x.shape()));
+  const int64_t out = w.dim(0), in = w.dim(1), T = x.dim(0);
+  y.resize({T, out});
+  if (kernel_precision() != Precision::fp32 && out % 16 == 0 && in % 2 == 0 && T > 0)
+    return linear_rows_bf16(x, w, bias, y);
+  // W^T [in, out] transposed once per model (core/weight_cache.h; per call for weights outside a model).
+  auto transpose = [&] {
+    auto t = std::make_shared<std::vector<float>>(static_cast<size_t>(in * out));
+    Eigen::Map<RowMatrix>(t->data(), in, out) = w.matrix().transpose();
+    return std::shared_ptr<const std::vector<float>>(t);
+  };
+  auto wt = cached_weights_as<std::vector<float>>(w.data, "linear-f32-transposed " + shape_to_string(w.shape), transpose);
+  if (!wt) wt = transpose();
+  // One block of output features per thread, equal in size so that the blocks share oneDNN's primitive; a
+  // small product stays on the caller.
+  const int64_t parts = double(out) * in * T < kParallelMacs ? 1 : std::min<int64_t>(num_threads(), std::max<int64_t>(1, out / 64));
+  const int64_t block = (out + parts - 1) / parts;
+  parallel_for(parts, [&](int64_t p) {
+    const int64_t c0 = p * block, c1 = std::min(out, c0 + block);
+    if (c1 <= c0) return;
+    onednn_matmul_f32(x.data(), T, in, wt->data() + c0, out, bias ? bias->data + c0 : nullptr, c1 - c0,
+                      y.data() + c0, out);
   });
 }
 

@@ -9,7 +9,22 @@ namespace kokoro {
 // y[out, T] = W[out, in] x[in, T] + b[out]  (torch.nn.Linear applied to every column)
 void linear_columns(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y);
 // y[T, out] = x[T, in] W[out, in]^T + b[out]  (torch.nn.Linear on rows, as in ALBERT)
+// fp32 runs on oneDNN's run-time-dispatched matmul (core/onednn_matmul.h), bf16 on core/bf16_gemm.h.
 void linear_rows(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y);
+// The Eigen implementation linear_rows had first, kept as the baseline for benchmarks and tests.
+void linear_rows_eigen(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y);
+// While one exists, linear_rows on this thread runs linear_rows_eigen in fp32 (kokoro-bench times the text
+// side both ways in one run).
+class ScopedLinearRowsBaseline {
+ public:
+  ScopedLinearRowsBaseline();
+  ~ScopedLinearRowsBaseline();
+  ScopedLinearRowsBaseline(const ScopedLinearRowsBaseline&) = delete;
+  ScopedLinearRowsBaseline& operator=(const ScopedLinearRowsBaseline&) = delete;
+
+ private:
+  bool saved_;
+};
 
 // torch.nn.functional.conv1d with groups=1: x [in, T], w [out, in, k] -> y [out, T_out] with
 // T_out = (T + 2*padding - dilation*(k-1) - 1) / stride + 1. Zero padding.
