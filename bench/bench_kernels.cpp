@@ -3,6 +3,7 @@
 // so that ratios hold even on a loaded machine:
 //   conv1d: baseline (conv1d_gemm_per_tap, the first implementation) vs direct (chunked, threaded) vs
 //           winograd (core/winograd.h), for kernel 3/7/11 at dilation 1 and 5
+//   conv1d at the decoder's shapes: fp32 direct vs bf16 (conv1d_bf16)
 //   linear_rows at ALBERT's shapes: Eigen (the first implementation) vs oneDNN fp32 (the current one) vs the
 //           engine's own bf16 GEMM vs oneDNN's bf16 matmul (weights prepared once for both bf16 rows)
 //   conv_transpose1d (ups_0, ups_1), LSTM (bilstm, 640 -> 2x256 over 60 steps), AdaIN + Snake, iSTFT.
@@ -175,6 +176,39 @@ void linear_args(benchmark::internal::Benchmark* b) {
       }
 }
 BENCHMARK(BM_linear_rows)->Apply(linear_args)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// The decoder's convolutions (1090 -> 1024 and 1024 -> 1024, k 3) for a 5.8 s sentence (464 frames): the
+// fp32 direct convolution vs the bf16 one (conv1d_bf16, weights packed once).
+// args: implementation (0 fp32 direct, 1 bf16), in, frames, threads
+void BM_conv1d_decoder(benchmark::State& state) {
+  const bool bf16 = state.range(0) == 1;
+  const int64_t in = state.range(1), T = state.range(2), out = 1024;
+  set_num_threads(static_cast<int>(state.range(3)));
+  ConvData cd(in, out, 3, T);
+  register_weight_region(cd.w.data(), cd.w.size() * sizeof(float));
+  Tensor y;
+  set_precision(bf16 ? Precision::bf16 : Precision::fp32);
+  auto run = [&] { bf16 ? conv1d_bf16(cd.x, cd.wv, &cd.bv, 1, y) : conv1d_direct(cd.x, cd.wv, &cd.bv, 1, 1, y); };
+  run();
+  for (auto _ : state) {
+    run();
+    benchmark::DoNotOptimize(y.data());
+  }
+  set_precision(Precision::fp32);
+  unregister_weight_region(cd.w.data());
+  state.counters["GFLOPs"] = benchmark::Counter(2.0 * in * out * 3 * T, benchmark::Counter::kIsIterationInvariantRate,
+                                                benchmark::Counter::kIs1000);
+  state.SetLabel(bf16 ? "bf16 (conv1d_bf16)" : "fp32 (conv1d_direct)");
+}
+void decoder_args(benchmark::internal::Benchmark* b) {
+  for (int threads : {1, 2})
+    for (int64_t in : {1090, 1024})
+      for (int impl : {0, 1}) {
+        if (impl == 1 && !bf16_supported()) continue;
+        b->Args({impl, in, 464, threads});
+      }
+}
+BENCHMARK(BM_conv1d_decoder)->Apply(decoder_args)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // ups_0: 512 -> 256, k 20, stride 10 on 160 columns; ups_1: 256 -> 128, k 12, stride 6 on 1600 columns.
 void BM_conv_transpose1d(benchmark::State& state) {

@@ -195,6 +195,49 @@ void conv1d_direct(const Tensor& x, const TensorView& w, const TensorView* bias,
   });
 }
 
+void conv1d_bf16(const Tensor& x, const TensorView& w, const TensorView* bias, int padding, Tensor& y) {
+  const int64_t in = x.dim(0), T = x.dim(1), out = w.dim(0), k = w.dim(2), K = k * in;
+  if (w.dim(1) != in) throw Error("conv1d: weight " + shape_to_string(w.shape) + " vs input " + shape_to_string(x.shape()));
+  if (out % 16 != 0 || in % 2 != 0) throw Error("conv1d_bf16: needs out % 16 == 0 and an even input channel count");
+  const int64_t t_out = T + 2 * padding - (k - 1);
+  if (t_out <= 0) throw Error("conv1d: input of length " + std::to_string(T) + " is too short");
+  y.resize({out, t_out});
+  // The weight with its taps ordered tap-major (W'[o, j*in + i] = W[o, i, j]): then row t of the im2col matrix
+  // is rows t .. t+k-1 of the zero-padded, transposed input laid end to end, i.e. row t of that input read with
+  // a row stride of `in` (rows overlap). No im2col copy: one GEMM of [t_out, k*in] x [k*in, out].
+  auto pack = [&] {
+    std::vector<float> tap_major(static_cast<size_t>(out * K));
+    for (int64_t o = 0; o < out; ++o)
+      for (int64_t i = 0; i < in; ++i)
+        for (int64_t j = 0; j < k; ++j) tap_major[o * K + j * in + i] = w.data[(o * in + i) * k + j];
+    auto p = std::make_shared<std::vector<bf16_t>>(static_cast<size_t>(packed_b_bf16_size(K, out)));
+    pack_bt_bf16(tap_major.data(), K, K, out, p->data());
+    return std::shared_ptr<const std::vector<bf16_t>>(p);
+  };
+  auto packed = cached_weights_as<std::vector<bf16_t>>(w.data, "conv1d-bf16-tap-major " + shape_to_string(w.shape), pack);
+  if (!packed) packed = pack();
+  // x^T with `padding` zero rows above and below, in bf16.
+  const int64_t rows = T + 2 * padding;
+  thread_local std::vector<bf16_t> xt;
+  thread_local RowMatrix xt_f32, yt;
+  if (xt.size() < static_cast<size_t>(rows * in)) xt.resize(static_cast<size_t>(rows * in));
+  xt_f32.resize(T, in);
+  xt_f32 = x.matrix().transpose();
+  std::fill(xt.begin(), xt.begin() + padding * in, bf16_t{0});
+  to_bf16(xt_f32.data(), xt.data() + padding * in, T * in);
+  std::fill(xt.begin() + (padding + T) * in, xt.begin() + rows * in, bf16_t{0});
+  yt.resize(t_out, out);
+  const bf16_t* a = xt.data();  // this thread's buffers (a task on a worker would see the worker's)
+  float* c = yt.data();
+  const int64_t pairs = K / 2, panels = out / 16;
+  const int64_t parts = double(out) * K * t_out < kParallelMacs ? 1 : 2 * num_threads();
+  parallel_ranges(panels, 2, static_cast<int>(parts), [&](int64_t p0, int64_t p1) {
+    gemm_bf16(a, in, t_out, K, packed->data() + p0 * pairs * 32, 16 * (p1 - p0), c + 16 * p0, out);
+  });
+  y.matrix() = yt.transpose();
+  add_bias_columns(y, bias);
+}
+
 void conv1d(const Tensor& x, const TensorView& w, const TensorView* bias, int stride, int padding, int dilation,
             Tensor& y) {
   if (stride != 1) return conv1d_gemm_per_tap(x, w, bias, stride, padding, dilation, y);
@@ -205,6 +248,8 @@ void conv1d(const Tensor& x, const TensorView& w, const TensorView* bias, int st
   const WinogradTransform* wt = winograd_for_kernel(k);
   if (wt && t_out >= kWinogradMinColumns && in >= 32 && in * out <= 512 * 512)
     return conv1d_winograd(x, w, bias, padding, dilation, *wt, y);
+  if (kernel_precision() != Precision::fp32 && dilation == 1 && out % 16 == 0 && in % 2 == 0 && t_out > 0)
+    return conv1d_bf16(x, w, bias, padding, y);
   conv1d_direct(x, w, bias, padding, dilation, y);
 }
 

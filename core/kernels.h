@@ -34,6 +34,10 @@ void conv1d(const Tensor& x, const TensorView& w, const TensorView* bias, int st
 // Stride-1 direct convolution: one GEMM per tap on chunks of columns and blocks of rows, in parallel
 // (core/parallel.h), with a zero-padded slab per chunk instead of a padded copy of the whole input.
 void conv1d_direct(const Tensor& x, const TensorView& w, const TensorView* bias, int padding, int dilation, Tensor& y);
+// Stride-1, dilation-1 convolution in bf16 (core/bf16_gemm.h) as one GEMM over tap-major packed weights
+// (packed once per model). conv1d takes it when the precision is not fp32 and no fast form applies (the
+// decoder's 1024-channel convolutions, short generator chunks). Needs out % 16 == 0 and an even `in`.
+void conv1d_bf16(const Tensor& x, const TensorView& w, const TensorView* bias, int padding, Tensor& y);
 // The first implementation (one GEMM per tap on a padded copy of the whole input, single-threaded), kept as
 // the baseline that micro-benchmarks and tests compare the faster kernels with.
 void conv1d_gemm_per_tap(const Tensor& x, const TensorView& w, const TensorView* bias, int stride, int padding,
