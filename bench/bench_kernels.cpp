@@ -178,17 +178,23 @@ void linear_args(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_linear_rows)->Apply(linear_args)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // The decoder's convolutions (1090 -> 1024 and 1024 -> 1024, k 3) for a 5.8 s sentence (464 frames): the
-// fp32 direct convolution vs the bf16 one (conv1d_bf16, weights packed once).
-// args: implementation (0 fp32 direct, 1 bf16), in, frames, threads
+// fp32 direct convolution (Eigen) vs fp32 through oneDNN vs bf16 (conv1d_bf16), weights prepared once; and
+// the prosody predictor's 512 -> 512 over 60 frames.
+// args: implementation (0 fp32 direct, 1 bf16, 2 fp32 oneDNN), in, frames, threads, out
 void BM_conv1d_decoder(benchmark::State& state) {
-  const bool bf16 = state.range(0) == 1;
-  const int64_t in = state.range(1), T = state.range(2), out = 1024;
+  const int impl = static_cast<int>(state.range(0));
+  const bool bf16 = impl == 1;
+  const int64_t in = state.range(1), T = state.range(2), out = state.range(4);
   set_num_threads(static_cast<int>(state.range(3)));
   ConvData cd(in, out, 3, T);
   register_weight_region(cd.w.data(), cd.w.size() * sizeof(float));
   Tensor y;
   set_precision(bf16 ? Precision::bf16 : Precision::fp32);
-  auto run = [&] { bf16 ? conv1d_bf16(cd.x, cd.wv, &cd.bv, 1, y) : conv1d_direct(cd.x, cd.wv, &cd.bv, 1, 1, y); };
+  auto run = [&] {
+    if (impl == 0) conv1d_direct(cd.x, cd.wv, &cd.bv, 1, 1, y);
+    else if (impl == 1) conv1d_bf16(cd.x, cd.wv, &cd.bv, 1, y);
+    else conv1d_onednn(cd.x, cd.wv, &cd.bv, 1, 1, y);
+  };
   run();
   for (auto _ : state) {
     run();
@@ -198,14 +204,15 @@ void BM_conv1d_decoder(benchmark::State& state) {
   unregister_weight_region(cd.w.data());
   state.counters["GFLOPs"] = benchmark::Counter(2.0 * in * out * 3 * T, benchmark::Counter::kIsIterationInvariantRate,
                                                 benchmark::Counter::kIs1000);
-  state.SetLabel(bf16 ? "bf16 (conv1d_bf16)" : "fp32 (conv1d_direct)");
+  state.SetLabel(impl == 0 ? "fp32 (conv1d_direct)" : impl == 1 ? "bf16 (conv1d_bf16)" : "fp32 (conv1d_onednn)");
 }
 void decoder_args(benchmark::internal::Benchmark* b) {
+  const int64_t shapes[][3] = {{1090, 464, 1024}, {1024, 464, 1024}, {512, 60, 512}};
   for (int threads : {1, 2})
-    for (int64_t in : {1090, 1024})
-      for (int impl : {0, 1}) {
+    for (const auto& s : shapes)
+      for (int impl : {0, 2, 1}) {
         if (impl == 1 && !bf16_supported()) continue;
-        b->Args({impl, in, 464, threads});
+        b->Args({impl, s[0], s[1], threads, s[2]});
       }
 }
 BENCHMARK(BM_conv1d_decoder)->Apply(decoder_args)->Unit(benchmark::kMillisecond)->UseRealTime();

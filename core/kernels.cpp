@@ -195,6 +195,43 @@ void conv1d_direct(const Tensor& x, const TensorView& w, const TensorView* bias,
   });
 }
 
+void conv1d_onednn(const Tensor& x, const TensorView& w, const TensorView* bias, int padding, int dilation,
+                   Tensor& y) {
+  const int64_t in = x.dim(0), T = x.dim(1), out = w.dim(0), k = w.dim(2), K = k * in;
+  if (w.dim(1) != in) throw Error("conv1d: weight " + shape_to_string(w.shape) + " vs input " + shape_to_string(x.shape()));
+  const int64_t t_out = T + 2 * padding - dilation * (k - 1);
+  if (t_out <= 0) throw Error("conv1d: input of length " + std::to_string(T) + " is too short");
+  y.resize({out, t_out});
+  // Tap-major weights transposed once per model: B[j*in + i, o] = W[o, i, j].
+  auto prepare = [&] {
+    auto b = std::make_shared<std::vector<float>>(static_cast<size_t>(K * out));
+    for (int64_t o = 0; o < out; ++o)
+      for (int64_t i = 0; i < in; ++i)
+        for (int64_t j = 0; j < k; ++j) (*b)[(j * in + i) * out + o] = w.data[(o * in + i) * k + j];
+    return std::shared_ptr<const std::vector<float>>(b);
+  };
+  auto b = cached_weights_as<std::vector<float>>(w.data, "conv1d-f32-tap-major " + shape_to_string(w.shape), prepare);
+  if (!b) b = prepare();
+  // im2col, tap-major: row t = rows t, t+d, ..., t+(k-1)d of the zero-padded, transposed input, end to end.
+  thread_local RowMatrix xt, cols, yt;
+  xt.setZero(T + 2 * padding, in);
+  xt.middleRows(padding, T) = x.matrix().transpose();
+  cols.resize(t_out, K);
+  for (int64_t t = 0; t < t_out; ++t)
+    for (int64_t j = 0; j < k; ++j)
+      std::copy_n(xt.data() + (t + j * dilation) * in, in, cols.data() + t * K + j * in);
+  yt.resize(t_out, out);
+  const float* a = cols.data();  // this thread's buffers (a task on a worker would see the worker's)
+  float* c = yt.data();
+  const int64_t parts = double(out) * K * t_out < kParallelMacs ? 1 : std::min<int64_t>(num_threads(), std::max<int64_t>(1, out / 64));
+  const int64_t block = (out + parts - 1) / parts;
+  parallel_for(parts, [&](int64_t p) {
+    const int64_t c0 = p * block, c1 = std::min(out, c0 + block);
+    if (c1 > c0) onednn_matmul_f32(a, t_out, K, b->data() + c0, out, bias ? bias->data + c0 : nullptr, c1 - c0, c + c0, out);
+  });
+  y.matrix() = yt.transpose();
+}
+
 void conv1d_bf16(const Tensor& x, const TensorView& w, const TensorView* bias, int padding, Tensor& y) {
   const int64_t in = x.dim(0), T = x.dim(1), out = w.dim(0), k = w.dim(2), K = k * in;
   if (w.dim(1) != in) throw Error("conv1d: weight " + shape_to_string(w.shape) + " vs input " + shape_to_string(x.shape()));
@@ -250,7 +287,7 @@ void conv1d(const Tensor& x, const TensorView& w, const TensorView* bias, int st
     return conv1d_winograd(x, w, bias, padding, dilation, *wt, y);
   if (kernel_precision() != Precision::fp32 && dilation == 1 && out % 16 == 0 && in % 2 == 0 && t_out > 0)
     return conv1d_bf16(x, w, bias, padding, y);
-  conv1d_direct(x, w, bias, padding, dilation, y);
+  conv1d_onednn(x, w, bias, padding, dilation, y);
 }
 
 void conv_transpose1d(const Tensor& x, const TensorView& w, const TensorView* bias, int stride, int padding,
