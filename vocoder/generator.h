@@ -57,6 +57,7 @@ class Generator {
 
  private:
   friend class StreamGenerator;  // runs the same weights chunk by chunk (vocoder/stream_generator.h)
+  friend class SliceVocoder;     // computes the harmonic features slice by slice (vocoder/slice_vocoder.h)
   struct Stage {
     TensorView ups_w, ups_b;
     int ups_stride, ups_padding;

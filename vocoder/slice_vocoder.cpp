@@ -19,7 +19,11 @@ void drop_back_har_column(Tensor& har, Tensor& scratch) {
 }
 }  // namespace
 
-SliceVocoder::SliceVocoder(const Generator& generator, SliceOptions options) : gen_(generator), opt_(options) {
+SliceVocoder::SliceVocoder(const Generator& generator, SliceOptions options)
+    : gen_(generator),
+      opt_(options),
+      sine_(std::make_unique<SineGenStream>(generator.source_)),
+      stft_(std::make_unique<StftStream>(generator.stft_)) {
   spc_ = gen_.samples_per_frame();
   har_per_col_ = gen_.har_columns_per_frame();
   if (opt_.context_columns < 0 || opt_.crossfade_samples < 0 || opt_.crossfade_samples > spc_ * opt_.context_columns)
@@ -40,7 +44,27 @@ void SliceVocoder::begin(const Tensor& x, const float* f0, const float* style, N
   end_ = 0;
   tail_.clear();
   pool_.reset();
-  gen_.harmonic_features(f0, T_, noise, har_);
+  f0_ = f0;
+  f0_pushed_ = 0;
+  sine_->begin(noise);
+  stft_->begin();
+  har_.resize({2 * gen_.stft_.bins(), 0});
+}
+
+void SliceVocoder::ensure_harmonics(int64_t columns) {
+  // F0 frames go in 16 at a time (0.2 s): the streams emit what is final, i.e. slightly less than pushed.
+  constexpr int64_t kFramesPerPush = 16;
+  while (har_.dim(1) < columns) {
+    if (f0_pushed_ >= T_)
+      throw Error("slice vocoder: " + std::to_string(columns) + " harmonic columns asked for, the segment has " +
+                  std::to_string(har_.dim(1)));
+    const int64_t n = std::min(kFramesPerPush, T_ - f0_pushed_);
+    const bool last = f0_pushed_ + n == T_;
+    sine_->push(f0_ + f0_pushed_, n, last, excitation_);
+    f0_pushed_ += n;
+    stft_->push(excitation_.data(), excitation_.numel(), last, har_new_);
+    append_columns(har_, har_new_, scratch_);
+  }
 }
 
 void SliceVocoder::render_until(int64_t end, Tensor& audio) {
@@ -59,6 +83,8 @@ void SliceVocoder::render_until(int64_t end, Tensor& audio) {
     throw Error("slice vocoder: slice end " + std::to_string(end) + " leaves no room for the crossfade before " +
                 std::to_string(T_));
 
+  // Harmonic columns up to the slice's closing one (excerpts read ahead: then all of them).
+  ensure_harmonics(last || opt_.excerpts > 0 ? T_ * har_per_col_ + 1 : hi * har_per_col_ + 1);
   if (lo == 0 && hi == T_) {
     gen_.forward_from_har(*x_, har_, style_, slice_audio_);  // one slice: the whole-segment computation itself
   } else {

@@ -24,6 +24,8 @@
 #include "vocoder/adain.h"
 #include "vocoder/generator.h"
 #include "vocoder/noise.h"
+#include "vocoder/source.h"
+#include "vocoder/stft.h"
 
 namespace kokoro {
 
@@ -45,8 +47,10 @@ class SliceVocoder {
  public:
   SliceVocoder(const Generator& generator, SliceOptions options = {});
 
-  // Starts a segment: x = Decoder::features [C, T], f0 = the F0 curve [T], style (style_dim floats, read
-  // during every render call: keep it alive), noise for the harmonic source of the whole segment.
+  // Starts a segment: x = Decoder::features [C, T], f0 = the F0 curve [T], style (style_dim floats), noise
+  // for the harmonic source of the whole segment. x, f0, style and noise are read by every render call: keep
+  // them alive until the last one. The harmonic features are computed as slices need them (exactly those of
+  // the whole segment: the source draws noise by absolute sample index), so that starting costs nothing.
   void begin(const Tensor& x, const float* f0, const float* style, NoiseSource& noise);
   // Renders the segment up to generator column `end` (rendered() < end <= columns(); end == columns() is the
   // last slice) and writes the samples that are now final to `audio` (resized). A slice must be at least
@@ -66,7 +70,13 @@ class SliceVocoder {
   const Tensor* x_ = nullptr;
   const float* style_ = nullptr;
   int64_t T_ = 0, end_ = 0;
-  Tensor har_, xs_, hs_, slice_audio_;
+  // Harmonic features [2 * bins, T * har_per_col + 1] computed so far, and the streams that extend them.
+  void ensure_harmonics(int64_t columns);
+  std::unique_ptr<SineGenStream> sine_;
+  std::unique_ptr<StftStream> stft_;
+  const float* f0_ = nullptr;
+  int64_t f0_pushed_ = 0;
+  Tensor har_, xs_, hs_, slice_audio_, excitation_, har_new_, scratch_;
   std::vector<float> tail_;
   PooledSliceStats pool_;  // the previous slice's samples over [border - crossfade, border + crossfade)
 };
