@@ -179,14 +179,21 @@ typedef struct stopper {
   capture* c;
   size_t after_samples;
   int rc;
+  int speak_returned; /* set (under c->mutex) when kokoro_speak has returned: the stopper must not wait on */
+  int fired;          /* whether kokoro_stop was called */
 } stopper;
 
 /* Waits until the speech has produced `after_samples`, then barges in from this (non-engine) thread. */
 static void* stopper_main(void* arg) {
   stopper* s = (stopper*)arg;
   pthread_mutex_lock(&s->c->mutex);
-  while (s->c->count < s->after_samples) pthread_cond_wait(&s->c->cond, &s->c->mutex);
+  while (s->c->count < s->after_samples && !s->speak_returned) pthread_cond_wait(&s->c->cond, &s->c->mutex);
+  if (s->speak_returned) { /* the speech ended before the barge-in point: nothing to stop (a failure below) */
+    pthread_mutex_unlock(&s->c->mutex);
+    return NULL;
+  }
   pthread_mutex_unlock(&s->c->mutex);
+  s->fired = 1;
   s->rc = kokoro_stop(s->c->engine);
   pthread_mutex_lock(&s->c->mutex);
   s->c->stop_requested = 1;
@@ -241,9 +248,17 @@ static int scenario_speak(void) {
   s.c = &c;
   s.after_samples = KOKORO_SAMPLE_RATE / 2;
   s.rc = -100;
+  s.speak_returned = 0;
+  s.fired = 0;
   REQUIRE(pthread_create(&thread, NULL, stopper_main, &s) == 0, "pthread_create");
   rc = kokoro_speak(e, kLong, NULL, on_audio, on_event, &c);
-  pthread_join(thread, NULL);
+  pthread_mutex_lock(&c.mutex);
+  s.speak_returned = 1; /* wakes a stopper still waiting: a speech that ended early must not hang the test */
+  pthread_cond_broadcast(&c.cond);
+  pthread_mutex_unlock(&c.mutex);
+  CHECK(pthread_join(thread, NULL) == 0, "pthread_join");
+  CHECK(s.fired, "kokoro_speak returned %d (%s) after %zu samples, before the barge-in point", rc,
+        kokoro_last_error(), c.count);
   printf("stopped: %zu samples (%.2f s) before the stop, %zu after it\n", c.count, (double)c.count / KOKORO_SAMPLE_RATE,
          c.samples_after_stop);
   CHECK(rc == KOKORO_STOPPED, "stopped speak returned %d (%s)", rc, kokoro_last_error());
