@@ -83,6 +83,7 @@ nlohmann::json to_json(const BenchResult& r, const ModelFile& model) {
   j["mode"] = r.mode;
   j["threads"] = r.threads;
   j["precision"] = r.precision;
+  j["onednn_isa"] = r.onednn_isa;
   j["load_ms"] = r.load_ms;
   j["frontend_load_ms"] = r.frontend_load_ms;
   j["peak_rss_mb"] = r.peak_rss_mb;
@@ -123,6 +124,7 @@ std::string to_table(const BenchResult& r, const ModelFile& model) {
                 r.mode.c_str(), r.threads, r.precision.c_str(), r.load_ms, r.frontend_load_ms, r.peak_rss_mb, r.rss_after_load_mb,
                 r.rss_after_frontend_mb);
   o << line;
+  o << "oneDNN kernels (fp32 products): " << r.onednn_isa << "\n";
   if (r.peak.gflops_n > 0)
     std::snprintf(line, sizeof line, "GEMM peak (Eigen 1024^3): %.0f GFLOP/s on 1 thread, %.0f on %d\n", r.peak.gflops_1,
                   r.peak.gflops_n, r.peak.threads);

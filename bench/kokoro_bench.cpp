@@ -30,6 +30,7 @@
 #include "core/assets.h"
 #include "core/error.h"
 #include "core/kernels.h"
+#include "core/onednn_matmul.h"
 #include "core/parallel.h"
 #include "core/precision.h"
 
@@ -173,6 +174,7 @@ int main(int argc, char** argv) {
     if (!precision_opt.empty()) set_precision(parse_precision(precision_opt, "--precision"));
     BenchResult r;
     r.precision = precision_name(precision());
+    r.onednn_isa = onednn_isa();
     r.mode = mode;
     r.threads = threads;
     assets = find_assets_dir(assets);

@@ -20,4 +20,8 @@ namespace kokoro {
 void onednn_matmul_f32(const float* x, int64_t M, int64_t K, const float* b, int64_t ldb, const float* bias,
                        int64_t N, float* y, int64_t ldy);
 
+// The instruction set oneDNN's kernels use on this CPU ("avx2", "avx512_core_bf16", ...), after any
+// ONEDNN_MAX_CPU_ISA limit from the environment.
+const char* onednn_isa();
+
 }  // namespace kokoro
