@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 
+#include "core/assets.h"
 #include "core/error.h"
 #include "frontend/lexicon.h"
 #include "frontend/lexicon_binary.h"
@@ -29,11 +30,9 @@ bool is_file(const std::string& p) {
   return fs::is_regular_file(p, ec);
 }
 
-// $XDG_CACHE_HOME/kokoro-rt/lexicons, else ~/.cache/kokoro-rt/lexicons; "" when neither is set.
-std::string user_cache_dir() {
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/') return std::string(x) + "/kokoro-rt/lexicons";
-  if (const char* h = std::getenv("HOME"); h && *h == '/') return std::string(h) + "/.cache/kokoro-rt/lexicons";
-  return "";
+std::string user_lexicon_cache() {
+  const std::string d = user_cache_dir();
+  return d.empty() ? "" : d + "/lexicons";
 }
 
 std::string hex(uint64_t v) {
@@ -66,7 +65,7 @@ std::shared_ptr<const BinaryLexicon> load_binary(const std::string& dir, bool br
   }
 
   const LexiconSource source = lexicon_source(gold_json, silver_json);
-  const std::string cache_dir = user_cache_dir();
+  const std::string cache_dir = user_lexicon_cache();
   const std::string cached =
       cache_dir.empty() ? "" : cache_dir + "/" + accent + "-" + hex(source.gold_hash ^ (source.silver_hash * 31)) + ".kolex";
   // A damaged file beside the JSON or from the build is reported; a damaged cache entry is just rebuilt.

@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
   try {
     if (!check_path.empty()) {
       const auto t0 = std::chrono::steady_clock::now();
-      const auto m = kokoro::ModelFile::open(check_path);
+      const auto m = kokoro::ModelFile::open(check_path, kokoro::ModelFile::FiniteCheck::always);
       int64_t params = 0;
       for (const auto& t : m->tensors()) params += kokoro::shape_numel(t.shape);
       std::printf("%s: OK, %zu tensors, %lld parameters, %.1f MB, source %s, opened+validated in %.1f ms\n",
