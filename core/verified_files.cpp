@@ -37,17 +37,24 @@ std::string file_identity(const struct stat& st, const std::string& what) {
   return s.str();
 }
 
-bool was_verified(const std::string& path, const std::string& identity) {
+std::optional<std::string> verified_note(const std::string& path, const std::string& identity) {
   const std::string rec = record_path(path);
-  if (rec.empty()) return false;
+  if (rec.empty()) return std::nullopt;
   std::ifstream in(rec);
-  std::string recorded_path, recorded_identity;
-  if (!std::getline(in, recorded_path) || !std::getline(in, recorded_identity)) return false;
+  std::string recorded_path, recorded_identity, note;
+  if (!std::getline(in, recorded_path) || !std::getline(in, recorded_identity)) return std::nullopt;
+  std::getline(in, note);
   std::error_code ec;
-  return recorded_identity == identity && recorded_path == fs::absolute(path, ec).lexically_normal().string();
+  if (recorded_identity != identity || recorded_path != fs::absolute(path, ec).lexically_normal().string())
+    return std::nullopt;
+  return note;
 }
 
-void record_verified(const std::string& path, const std::string& identity) {
+bool was_verified(const std::string& path, const std::string& identity) {
+  return verified_note(path, identity).has_value();
+}
+
+void record_verified(const std::string& path, const std::string& identity, const std::string& note) {
   const std::string rec = record_path(path);
   if (rec.empty()) return;
   std::error_code ec;
@@ -56,7 +63,7 @@ void record_verified(const std::string& path, const std::string& identity) {
   {
     std::ofstream out(tmp, std::ios::trunc);
     if (!out) return;
-    out << fs::absolute(path, ec).lexically_normal().string() << "\n" << identity << "\n";
+    out << fs::absolute(path, ec).lexically_normal().string() << "\n" << identity << "\n" << note << "\n";
     if (!out.flush()) {
       out.close();
       std::remove(tmp.c_str());

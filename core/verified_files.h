@@ -9,6 +9,7 @@
 #pragma once
 #include <sys/stat.h>
 
+#include <optional>
 #include <string>
 
 namespace kokoro {
@@ -17,8 +18,11 @@ namespace kokoro {
 std::string file_identity(const struct stat& st, const std::string& what);
 // True if path was recorded with exactly this identity.
 bool was_verified(const std::string& path, const std::string& identity);
-// Records it; silently does nothing when the cache directory cannot be written (the check then runs at
-// every open, which is correct, only slower).
-void record_verified(const std::string& path, const std::string& identity);
+// Records it, with an optional one-line note (e.g. the content hash the check computed); silently does
+// nothing when the cache directory cannot be written (the check then runs at every open, which is
+// correct, only slower).
+void record_verified(const std::string& path, const std::string& identity, const std::string& note = "");
+// The note recorded with exactly this identity, if any.
+std::optional<std::string> verified_note(const std::string& path, const std::string& identity);
 
 }  // namespace kokoro

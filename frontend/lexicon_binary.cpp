@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/verified_files.h"
 #include "frontend/unicode_text.h"
 #include "frontend/utf8.h"
 
@@ -21,6 +22,7 @@ namespace kokoro::en {
 namespace {
 
 constexpr size_t kHeaderSize = 96;
+constexpr off_t kRecordFrom = 1 << 20;  // bytes: smaller files are checked at every open, never recorded
 constexpr size_t kRecordSize = 12;
 constexpr uint8_t kPlain = 0, kHeteronym = 1;
 
@@ -135,6 +137,28 @@ void put_value(std::vector<uint8_t>& pool, const LexiconEntry& e) {
 }  // namespace
 
 uint64_t hash_file(const std::string& path, uint64_t* size) {
+  // A file hashed before and unchanged since (core/verified_files.h) is not read again. Small files are
+  // cheap to hash and not recorded.
+  struct stat st {};
+  std::string identity;
+  if (::stat(path.c_str(), &st) == 0 && st.st_size >= kRecordFrom) {
+    identity = file_identity(st, "lexicon json hash");
+    const auto note = verified_note(path, identity);
+    if (note && note->size() == 16 && note->find_first_not_of("0123456789abcdef") == std::string::npos) {
+      if (size) *size = static_cast<uint64_t>(st.st_size);
+      return std::stoull(*note, nullptr, 16);
+    }
+  }
+  const uint64_t hash = hash_file_contents(path, size);
+  if (!identity.empty()) {
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+    record_verified(path, identity, hex);
+  }
+  return hash;
+}
+
+uint64_t hash_file_contents(const std::string& path, uint64_t* size) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot open lexicon " + path);
   Hasher h;
@@ -292,7 +316,20 @@ std::shared_ptr<const BinaryLexicon> BinaryLexicon::open(const std::string& path
                  std::to_string(kHeaderSize) + "-byte header");
   }
   // The checksum is computed from read() rather than through the mapping, so that checking the whole
-  // file does not leave all of it resident: only the pages lookups touch are.
+  // file does not leave all of it resident: only the pages lookups touch are. A file that passed before
+  // and is unchanged since (core/verified_files.h) is not read again.
+  const std::string identity = file_identity(st, "kolex v" + std::to_string(kLexiconVersion) + " checksum");
+  const bool recordable = st.st_size >= kRecordFrom;
+  if (recordable && was_verified(path, identity)) {
+    void* p = mmap(nullptr, lex->size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    ::close(fd);
+    if (p == MAP_FAILED) throw Error("binary lexicon " + path + ": mmap failed: " + std::strerror(errno));
+    lex->base_ = static_cast<const uint8_t*>(p);
+    lex->mapped_ = true;
+    lex->body_hash_ = read_le<uint64_t>(lex->base_ + 24);
+    lex->validate();
+    return lex;
+  }
   Hasher h;
   std::vector<uint8_t> buf(1 << 20);
   for (size_t at = kHeaderSize; at < lex->size_;) {
@@ -311,6 +348,7 @@ std::shared_ptr<const BinaryLexicon> BinaryLexicon::open(const std::string& path
   lex->base_ = static_cast<const uint8_t*>(p);
   lex->mapped_ = true;
   lex->validate();
+  if (recordable) record_verified(path, identity);
   return lex;
 }
 

@@ -37,6 +37,9 @@ struct LexiconSource {
 };
 
 // Hash of a file's bytes (64-bit, not cryptographic); throws naming the file if it cannot be read.
+uint64_t hash_file_contents(const std::string& path, uint64_t* size = nullptr);
+// The same, remembered per file version in the user cache (core/verified_files.h) for files of 1 MB or
+// more, so that an unchanged JSON lexicon is not read at every start.
 uint64_t hash_file(const std::string& path, uint64_t* size = nullptr);
 LexiconSource lexicon_source(const std::string& gold_json, const std::string& silver_json);
 
