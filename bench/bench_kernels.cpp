@@ -3,11 +3,15 @@
 // so that ratios hold even on a loaded machine:
 //   conv1d: baseline (conv1d_gemm_per_tap, the first implementation) vs direct (chunked, threaded) vs
 //           winograd (core/winograd.h), for kernel 3/7/11 at dilation 1 and 5
+//   conv1d at the decoder's shapes: fp32 direct vs bf16 (conv1d_bf16)
+//   linear_rows at ALBERT's shapes: Eigen (the first implementation) vs oneDNN fp32 (the current one) vs the
+//           engine's own bf16 GEMM vs oneDNN's bf16 matmul (weights prepared once for both bf16 rows)
 //   conv_transpose1d (ups_0, ups_1), LSTM (bilstm, 640 -> 2x256 over 60 steps), AdaIN + Snake, iSTFT.
 // The argument of each benchmark is the thread count. Counter GFLOPs = direct-convolution work per second.
 //
 //   build/bin/bench_kernels --benchmark_filter=conv1d          (compare the Time columns row by row)
 #include <benchmark/benchmark.h>
+#include <dnnl.hpp>
 
 #include <cmath>
 #include <random>
@@ -105,6 +109,113 @@ void precision_args(benchmark::internal::Benchmark* b) {
             for (int p : {0, 1}) b->Args({p, C, k, d, chunk ? (C == 256 ? 240 : 1440) : (C == 256 ? 1600 : 9601), threads});
 }
 BENCHMARK(BM_conv1d_precision)->Apply(precision_args)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// ALBERT's products for a 20-token sentence (Q/K/V/O: 768 -> 768, FFN: 768 -> 2048 -> 768), a 60-token one,
+// and the text encoder's/prosody's longest (200 rows).
+// args: implementation (0 Eigen, 1 oneDNN fp32, 2 engine bf16, 3 oneDNN bf16), rows, in, out, threads
+void BM_linear_rows(benchmark::State& state) {
+  const int impl = static_cast<int>(state.range(0));
+  const int64_t T = state.range(1), in = state.range(2), out = state.range(3);
+  set_num_threads(static_cast<int>(state.range(4)));
+  std::mt19937 rng(5);
+  std::normal_distribution<float> n(0, 1);
+  Tensor x({T, in}), y({T, out});
+  for (int64_t i = 0; i < x.numel(); ++i) x[i] = n(rng);
+  std::vector<float> w(out * in), b(out);
+  for (auto& v : w) v = n(rng) * 0.03f;
+  for (auto& v : b) v = n(rng);
+  const TensorView wv{w.data(), {out, in}}, bv{b.data(), {out}};
+  register_weight_region(w.data(), w.size() * sizeof(float));
+  if (impl == 3) {
+    // oneDNN's bf16 matmul as an application would use it: fixed shape, weights reordered once, one thread
+    // (OpenMP is not used by the engine, see core/onednn_matmul.h).
+    using dnnl::memory;
+    dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+    dnnl::stream strm(eng);
+    const memory::desc src_md({T, in}, memory::data_type::bf16, memory::format_tag::ab);
+    const memory::desc w_md({in, out}, memory::data_type::bf16, memory::format_tag::any);
+    const memory::desc b_md({1, out}, memory::data_type::f32, memory::format_tag::ab);
+    const memory::desc dst_md({T, out}, memory::data_type::f32, memory::format_tag::ab);
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, w_md, b_md, dst_md), eng);
+    dnnl::matmul mm(pd);
+    memory w_user({{in, out}, memory::data_type::f32, memory::format_tag::ba}, eng, w.data());
+    memory w_packed(pd.weights_desc(), eng);
+    dnnl::reorder(w_user, w_packed).execute(strm, w_user, w_packed);
+    memory x_user({{T, in}, memory::data_type::f32, memory::format_tag::ab}, eng, x.data());
+    memory x_bf16(src_md, eng), bias(b_md, eng, b.data()), dst(dst_md, eng, y.data());
+    for (auto _ : state) {
+      dnnl::reorder(x_user, x_bf16).execute(strm, x_user, x_bf16);
+      mm.execute(strm, {{DNNL_ARG_SRC, x_bf16}, {DNNL_ARG_WEIGHTS, w_packed}, {DNNL_ARG_BIAS, bias}, {DNNL_ARG_DST, dst}});
+      strm.wait();
+      benchmark::DoNotOptimize(y.data());
+    }
+    state.SetLabel(std::string("onednn bf16 1 thread ") + pd.impl_info_str());
+  } else {
+    set_precision(impl == 2 ? Precision::bf16 : Precision::fp32);
+    auto run = [&] { impl == 0 ? linear_rows_eigen(x, wv, &bv, y) : linear_rows(x, wv, &bv, y); };
+    run();  // bf16: packs the weights once
+    for (auto _ : state) {
+      run();
+      benchmark::DoNotOptimize(y.data());
+    }
+    set_precision(Precision::fp32);
+    state.SetLabel(impl == 0 ? "eigen" : impl == 1 ? "onednn fp32" : "engine bf16");
+  }
+  unregister_weight_region(w.data());
+  state.counters["GFLOPs"] = benchmark::Counter(2.0 * T * in * out, benchmark::Counter::kIsIterationInvariantRate,
+                                                benchmark::Counter::kIs1000);
+}
+void linear_args(benchmark::internal::Benchmark* b) {
+  const int64_t shapes[][3] = {{20, 768, 768}, {20, 768, 2048}, {20, 2048, 768}, {60, 768, 2048}, {200, 768, 2048}};
+  for (int threads : {1, 2})
+    for (const auto& s : shapes)
+      for (int impl : {0, 1, 2, 3}) {
+        if (impl >= 2 && !bf16_supported()) continue;
+        if (impl == 3 && threads != 1) continue;
+        b->Args({impl, s[0], s[1], s[2], threads});
+      }
+}
+BENCHMARK(BM_linear_rows)->Apply(linear_args)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// The decoder's convolutions (1090 -> 1024 and 1024 -> 1024, k 3) for a 5.8 s sentence (464 frames): the
+// fp32 direct convolution (Eigen) vs fp32 through oneDNN vs bf16 (conv1d_bf16), weights prepared once; and
+// the prosody predictor's 512 -> 512 over 60 frames.
+// args: implementation (0 fp32 direct, 1 bf16, 2 fp32 oneDNN), in, frames, threads, out
+void BM_conv1d_decoder(benchmark::State& state) {
+  const int impl = static_cast<int>(state.range(0));
+  const bool bf16 = impl == 1;
+  const int64_t in = state.range(1), T = state.range(2), out = state.range(4);
+  set_num_threads(static_cast<int>(state.range(3)));
+  ConvData cd(in, out, 3, T);
+  register_weight_region(cd.w.data(), cd.w.size() * sizeof(float));
+  Tensor y;
+  set_precision(bf16 ? Precision::bf16 : Precision::fp32);
+  auto run = [&] {
+    if (impl == 0) conv1d_direct(cd.x, cd.wv, &cd.bv, 1, 1, y);
+    else if (impl == 1) conv1d_bf16(cd.x, cd.wv, &cd.bv, 1, y);
+    else conv1d_onednn(cd.x, cd.wv, &cd.bv, 1, 1, y);
+  };
+  run();
+  for (auto _ : state) {
+    run();
+    benchmark::DoNotOptimize(y.data());
+  }
+  set_precision(Precision::fp32);
+  unregister_weight_region(cd.w.data());
+  state.counters["GFLOPs"] = benchmark::Counter(2.0 * in * out * 3 * T, benchmark::Counter::kIsIterationInvariantRate,
+                                                benchmark::Counter::kIs1000);
+  state.SetLabel(impl == 0 ? "fp32 (conv1d_direct)" : impl == 1 ? "bf16 (conv1d_bf16)" : "fp32 (conv1d_onednn)");
+}
+void decoder_args(benchmark::internal::Benchmark* b) {
+  const int64_t shapes[][3] = {{1090, 464, 1024}, {1024, 464, 1024}, {512, 60, 512}};
+  for (int threads : {1, 2})
+    for (const auto& s : shapes)
+      for (int impl : {0, 2, 1}) {
+        if (impl == 1 && !bf16_supported()) continue;
+        b->Args({impl, s[0], s[1], threads, s[2]});
+      }
+}
+BENCHMARK(BM_conv1d_decoder)->Apply(decoder_args)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // ups_0: 512 -> 256, k 20, stride 10 on 160 columns; ups_1: 256 -> 128, k 12, stride 6 on 1600 columns.
 void BM_conv_transpose1d(benchmark::State& state) {

@@ -94,6 +94,8 @@ nlohmann::json to_json(const BenchResult& r, const ModelFile& model) {
   j["gemm_peak_gflops"] = {{"1", r.peak.gflops_1}, {std::to_string(r.peak.threads), r.peak.gflops_n}};
   j["text_side_ms_20_tokens"] = r.text_side_ms_20;
   for (int i : {kAlbert, kProsody, kTextEncoder}) j["text_side_20_tokens_stages_ms"][stage_name(i)] = r.text_side_stages_20.ms[i];
+  j["text_side_ms_20_tokens_eigen_baseline"] = r.text_side_baseline_ms_20;
+  j["albert_ms_20_tokens_eigen_baseline"] = r.text_side_baseline_albert_ms_20;
   j["frontend_ms"] = t.frontend_ms;
   nlohmann::json stages = nlohmann::json::array();
   for (int i = 0; i < kStageCount; ++i) {
@@ -162,6 +164,11 @@ std::string to_table(const BenchResult& r, const ModelFile& model) {
                 "(%.1f + %.1f + %.1f)\n",
                 r.text_side_ms_20, r.text_side_stages_20.ms[kAlbert], r.text_side_stages_20.ms[kProsody],
                 r.text_side_stages_20.ms[kTextEncoder]);
+  o << line;
+  std::snprintf(line, sizeof line,
+                "  same run with Eigen's linear_rows (the baseline): %.1f ms (ALBERT %.1f): current is %.2fx faster\n",
+                r.text_side_baseline_ms_20, r.text_side_baseline_albert_ms_20,
+                r.text_side_ms_20 > 0 ? r.text_side_baseline_ms_20 / r.text_side_ms_20 : 0.0);
   o << line;
   o << "GFLOP/s counts direct-convolution work: a fast-convolution kernel does fewer operations, so its rate can\n"
        "exceed the GEMM peak.\n";

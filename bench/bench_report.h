@@ -30,6 +30,8 @@ struct BenchResult {
   GemmPeak peak;
   double text_side_ms_20 = 0;   // ALBERT + prosody + text encoder for 20 phoneme tokens (median)
   StageTimes text_side_stages_20;
+  double text_side_baseline_ms_20 = 0;         // the same with the Eigen linear_rows baseline, same run
+  double text_side_baseline_albert_ms_20 = 0;  // ... of which ALBERT
   std::vector<CorpusResult> corpora;
 };
 

@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "bench/process_stats.h"
@@ -28,6 +29,7 @@
 #include "bench/gemm_peak.h"
 #include "core/assets.h"
 #include "core/error.h"
+#include "core/kernels.h"
 #include "core/parallel.h"
 #include "core/precision.h"
 
@@ -74,21 +76,33 @@ void measure_text_side(const Synthesizer& synth, const std::string& assets, Benc
   ids.insert(ids.begin(), 0);
   ids.push_back(0);
   const VoicePack voice = VoicePack::resolve("af_heart", assets);
-  std::vector<double> totals;
+  std::vector<double> totals, baseline_totals, baseline_albert;
   std::vector<StageTimes> stages;
   StageTimer timer;
   AlignedFeatures feats;
-  for (int i = 0; i < runs + 1; ++i) {
-    timer.start();
-    synth.acoustic().forward(ids, voice.style_for(20), 1.0f, feats, &timer.trace());
-    timer.stop();
-    if (i == 0) continue;  // warm-up
-    StageTimes t = timer.times();
-    t.ms[kOther] = 0;  // the tail after t_en is the asr repeat, not text-side work
-    totals.push_back(t.ms[kAlbert] + t.ms[kProsody] + t.ms[kTextEncoder]);
-    stages.push_back(t);
-  }
+  // Current kernels and the Eigen linear_rows baseline alternate, so that a busy machine slows both alike.
+  for (int i = 0; i < runs + 1; ++i)
+    for (const bool baseline : {false, true}) {
+      std::optional<ScopedLinearRowsBaseline> eigen;
+      if (baseline) eigen.emplace();
+      timer.start();
+      synth.acoustic().forward(ids, voice.style_for(20), 1.0f, feats, &timer.trace());
+      timer.stop();
+      if (i == 0) continue;  // warm-up
+      StageTimes t = timer.times();
+      t.ms[kOther] = 0;  // the tail after t_en is the asr repeat, not text-side work
+      const double total = t.ms[kAlbert] + t.ms[kProsody] + t.ms[kTextEncoder];
+      if (baseline) {
+        baseline_totals.push_back(total);
+        baseline_albert.push_back(t.ms[kAlbert]);
+        continue;
+      }
+      totals.push_back(total);
+      stages.push_back(t);
+    }
   r.text_side_ms_20 = percentile(totals, 50);
+  r.text_side_baseline_ms_20 = percentile(baseline_totals, 50);
+  r.text_side_baseline_albert_ms_20 = percentile(baseline_albert, 50);
   // the stages of the median run
   size_t best = 0;
   for (size_t i = 0; i < totals.size(); ++i)

@@ -8,6 +8,7 @@
 
 #include "core/bf16_gemm.h"
 #include "core/error.h"
+#include "core/onednn_matmul.h"
 #include "core/parallel.h"
 #include "core/precision.h"
 #include "core/weight_cache.h"
@@ -81,18 +82,50 @@ void linear_rows_bf16(const Tensor& x, const TensorView& w, const TensorView* bi
 
 }  // namespace
 
-void linear_rows(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y) {
+void linear_rows_eigen(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y) {
   if (w.dim(1) != x.dim(1)) throw Error("linear: weight " + shape_to_string(w.shape) + " vs input " + shape_to_string(x.shape()));
   const int64_t out = w.dim(0), T = x.dim(0);
   y.resize({T, out});
-  if (kernel_precision() != Precision::fp32 && out % 16 == 0 && w.dim(1) % 2 == 0 && T > 0)
-    return linear_rows_bf16(x, w, bias, y);
   // Blocks of output features: each task multiplies by its own slice of W (ALBERT: T ~ 20-500 rows).
   const int64_t blocks = double(out) * x.dim(1) * T < kParallelMacs ? 1 : std::min<int64_t>(out / 64, 2 * num_threads());
   parallel_ranges(out, 64, static_cast<int>(std::max<int64_t>(1, blocks)), [&](int64_t c0, int64_t c1) {
     auto Y = y.matrix().middleCols(c0, c1 - c0);
     Y.noalias() = x.matrix() * w.matrix().middleRows(c0, c1 - c0).transpose();
     if (bias) Y.rowwise() += bias->vector().segment(c0, c1 - c0).transpose();
+  });
+}
+
+namespace {
+thread_local bool t_linear_rows_baseline = false;
+}
+
+ScopedLinearRowsBaseline::ScopedLinearRowsBaseline() : saved_(t_linear_rows_baseline) { t_linear_rows_baseline = true; }
+ScopedLinearRowsBaseline::~ScopedLinearRowsBaseline() { t_linear_rows_baseline = saved_; }
+
+void linear_rows(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y) {
+  if (t_linear_rows_baseline) return linear_rows_eigen(x, w, bias, y);
+  if (w.dim(1) != x.dim(1)) throw Error("linear: weight " + shape_to_string(w.shape) + " vs input " + shape_to_string(x.shape()));
+  const int64_t out = w.dim(0), in = w.dim(1), T = x.dim(0);
+  y.resize({T, out});
+  if (kernel_precision() != Precision::fp32 && out % 16 == 0 && in % 2 == 0 && T > 0)
+    return linear_rows_bf16(x, w, bias, y);
+  // W^T [in, out] transposed once per model (core/weight_cache.h; per call for weights outside a model).
+  auto transpose = [&] {
+    auto t = std::make_shared<std::vector<float>>(static_cast<size_t>(in * out));
+    Eigen::Map<RowMatrix>(t->data(), in, out) = w.matrix().transpose();
+    return std::shared_ptr<const std::vector<float>>(t);
+  };
+  auto wt = cached_weights_as<std::vector<float>>(w.data, "linear-f32-transposed " + shape_to_string(w.shape), transpose);
+  if (!wt) wt = transpose();
+  // One block of output features per thread, equal in size so that the blocks share oneDNN's primitive; a
+  // small product stays on the caller.
+  const int64_t parts = double(out) * in * T < kParallelMacs ? 1 : std::min<int64_t>(num_threads(), std::max<int64_t>(1, out / 64));
+  const int64_t block = (out + parts - 1) / parts;
+  parallel_for(parts, [&](int64_t p) {
+    const int64_t c0 = p * block, c1 = std::min(out, c0 + block);
+    if (c1 <= c0) return;
+    onednn_matmul_f32(x.data(), T, in, wt->data() + c0, out, bias ? bias->data + c0 : nullptr, c1 - c0,
+                      y.data() + c0, out);
   });
 }
 
@@ -162,6 +195,86 @@ void conv1d_direct(const Tensor& x, const TensorView& w, const TensorView* bias,
   });
 }
 
+void conv1d_onednn(const Tensor& x, const TensorView& w, const TensorView* bias, int padding, int dilation,
+                   Tensor& y) {
+  const int64_t in = x.dim(0), T = x.dim(1), out = w.dim(0), k = w.dim(2), K = k * in;
+  if (w.dim(1) != in) throw Error("conv1d: weight " + shape_to_string(w.shape) + " vs input " + shape_to_string(x.shape()));
+  const int64_t t_out = T + 2 * padding - dilation * (k - 1);
+  if (t_out <= 0) throw Error("conv1d: input of length " + std::to_string(T) + " is too short");
+  y.resize({out, t_out});
+  // Tap-major weights transposed once per model: B[j*in + i, o] = W[o, i, j].
+  auto prepare = [&] {
+    auto b = std::make_shared<std::vector<float>>(static_cast<size_t>(K * out));
+    for (int64_t o = 0; o < out; ++o)
+      for (int64_t i = 0; i < in; ++i)
+        for (int64_t j = 0; j < k; ++j) (*b)[(j * in + i) * out + o] = w.data[(o * in + i) * k + j];
+    return std::shared_ptr<const std::vector<float>>(b);
+  };
+  auto b = cached_weights_as<std::vector<float>>(w.data, "conv1d-f32-tap-major " + shape_to_string(w.shape), prepare);
+  if (!b) b = prepare();
+  // im2col, tap-major: row t = rows t, t+d, ..., t+(k-1)d of the zero-padded, transposed input, end to end.
+  thread_local RowMatrix xt, cols, yt;
+  xt.setZero(T + 2 * padding, in);
+  xt.middleRows(padding, T) = x.matrix().transpose();
+  cols.resize(t_out, K);
+  for (int64_t t = 0; t < t_out; ++t)
+    for (int64_t j = 0; j < k; ++j)
+      std::copy_n(xt.data() + (t + j * dilation) * in, in, cols.data() + t * K + j * in);
+  yt.resize(t_out, out);
+  const float* a = cols.data();  // this thread's buffers (a task on a worker would see the worker's)
+  float* c = yt.data();
+  const int64_t parts = double(out) * K * t_out < kParallelMacs ? 1 : std::min<int64_t>(num_threads(), std::max<int64_t>(1, out / 64));
+  const int64_t block = (out + parts - 1) / parts;
+  parallel_for(parts, [&](int64_t p) {
+    const int64_t c0 = p * block, c1 = std::min(out, c0 + block);
+    if (c1 > c0) onednn_matmul_f32(a, t_out, K, b->data() + c0, out, bias ? bias->data + c0 : nullptr, c1 - c0, c + c0, out);
+  });
+  y.matrix() = yt.transpose();
+}
+
+void conv1d_bf16(const Tensor& x, const TensorView& w, const TensorView* bias, int padding, Tensor& y) {
+  const int64_t in = x.dim(0), T = x.dim(1), out = w.dim(0), k = w.dim(2), K = k * in;
+  if (w.dim(1) != in) throw Error("conv1d: weight " + shape_to_string(w.shape) + " vs input " + shape_to_string(x.shape()));
+  if (out % 16 != 0 || in % 2 != 0) throw Error("conv1d_bf16: needs out % 16 == 0 and an even input channel count");
+  const int64_t t_out = T + 2 * padding - (k - 1);
+  if (t_out <= 0) throw Error("conv1d: input of length " + std::to_string(T) + " is too short");
+  y.resize({out, t_out});
+  // The weight with its taps ordered tap-major (W'[o, j*in + i] = W[o, i, j]): then row t of the im2col matrix
+  // is rows t .. t+k-1 of the zero-padded, transposed input laid end to end, i.e. row t of that input read with
+  // a row stride of `in` (rows overlap). No im2col copy: one GEMM of [t_out, k*in] x [k*in, out].
+  auto pack = [&] {
+    std::vector<float> tap_major(static_cast<size_t>(out * K));
+    for (int64_t o = 0; o < out; ++o)
+      for (int64_t i = 0; i < in; ++i)
+        for (int64_t j = 0; j < k; ++j) tap_major[o * K + j * in + i] = w.data[(o * in + i) * k + j];
+    auto p = std::make_shared<std::vector<bf16_t>>(static_cast<size_t>(packed_b_bf16_size(K, out)));
+    pack_bt_bf16(tap_major.data(), K, K, out, p->data());
+    return std::shared_ptr<const std::vector<bf16_t>>(p);
+  };
+  auto packed = cached_weights_as<std::vector<bf16_t>>(w.data, "conv1d-bf16-tap-major " + shape_to_string(w.shape), pack);
+  if (!packed) packed = pack();
+  // x^T with `padding` zero rows above and below, in bf16.
+  const int64_t rows = T + 2 * padding;
+  thread_local std::vector<bf16_t> xt;
+  thread_local RowMatrix xt_f32, yt;
+  if (xt.size() < static_cast<size_t>(rows * in)) xt.resize(static_cast<size_t>(rows * in));
+  xt_f32.resize(T, in);
+  xt_f32 = x.matrix().transpose();
+  std::fill(xt.begin(), xt.begin() + padding * in, bf16_t{0});
+  to_bf16(xt_f32.data(), xt.data() + padding * in, T * in);
+  std::fill(xt.begin() + (padding + T) * in, xt.begin() + rows * in, bf16_t{0});
+  yt.resize(t_out, out);
+  const bf16_t* a = xt.data();  // this thread's buffers (a task on a worker would see the worker's)
+  float* c = yt.data();
+  const int64_t pairs = K / 2, panels = out / 16;
+  const int64_t parts = double(out) * K * t_out < kParallelMacs ? 1 : 2 * num_threads();
+  parallel_ranges(panels, 2, static_cast<int>(parts), [&](int64_t p0, int64_t p1) {
+    gemm_bf16(a, in, t_out, K, packed->data() + p0 * pairs * 32, 16 * (p1 - p0), c + 16 * p0, out);
+  });
+  y.matrix() = yt.transpose();
+  add_bias_columns(y, bias);
+}
+
 void conv1d(const Tensor& x, const TensorView& w, const TensorView* bias, int stride, int padding, int dilation,
             Tensor& y) {
   if (stride != 1) return conv1d_gemm_per_tap(x, w, bias, stride, padding, dilation, y);
@@ -172,7 +285,9 @@ void conv1d(const Tensor& x, const TensorView& w, const TensorView* bias, int st
   const WinogradTransform* wt = winograd_for_kernel(k);
   if (wt && t_out >= kWinogradMinColumns && in >= 32 && in * out <= 512 * 512)
     return conv1d_winograd(x, w, bias, padding, dilation, *wt, y);
-  conv1d_direct(x, w, bias, padding, dilation, y);
+  if (kernel_precision() != Precision::fp32 && dilation == 1 && out % 16 == 0 && in % 2 == 0 && t_out > 0)
+    return conv1d_bf16(x, w, bias, padding, y);
+  conv1d_onednn(x, w, bias, padding, dilation, y);
 }
 
 void conv_transpose1d(const Tensor& x, const TensorView& w, const TensorView* bias, int stride, int padding,

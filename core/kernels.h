@@ -9,16 +9,40 @@ namespace kokoro {
 // y[out, T] = W[out, in] x[in, T] + b[out]  (torch.nn.Linear applied to every column)
 void linear_columns(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y);
 // y[T, out] = x[T, in] W[out, in]^T + b[out]  (torch.nn.Linear on rows, as in ALBERT)
+// fp32 runs on oneDNN's run-time-dispatched matmul (core/onednn_matmul.h), bf16 on core/bf16_gemm.h.
 void linear_rows(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y);
+// The Eigen implementation linear_rows had first, kept as the baseline for benchmarks and tests.
+void linear_rows_eigen(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y);
+// While one exists, linear_rows on this thread runs linear_rows_eigen in fp32 (kokoro-bench times the text
+// side both ways in one run).
+class ScopedLinearRowsBaseline {
+ public:
+  ScopedLinearRowsBaseline();
+  ~ScopedLinearRowsBaseline();
+  ScopedLinearRowsBaseline(const ScopedLinearRowsBaseline&) = delete;
+  ScopedLinearRowsBaseline& operator=(const ScopedLinearRowsBaseline&) = delete;
+
+ private:
+  bool saved_;
+};
 
 // torch.nn.functional.conv1d with groups=1: x [in, T], w [out, in, k] -> y [out, T_out] with
 // T_out = (T + 2*padding - dilation*(k-1) - 1) / stride + 1. Zero padding.
-// Stride 1 goes to the fast form for the shape (core/winograd.h) or to conv1d_direct; other strides to im2col.
+// Stride 1 goes to the fast form for the shape (core/winograd.h), else to conv1d_bf16 (bf16) or conv1d_onednn
+// (fp32); other strides to im2col.
 void conv1d(const Tensor& x, const TensorView& w, const TensorView* bias, int stride, int padding, int dilation,
             Tensor& y);
 // Stride-1 direct convolution: one GEMM per tap on chunks of columns and blocks of rows, in parallel
 // (core/parallel.h), with a zero-padded slab per chunk instead of a padded copy of the whole input.
 void conv1d_direct(const Tensor& x, const TensorView& w, const TensorView* bias, int padding, int dilation, Tensor& y);
+// Stride-1 convolution in fp32 as one oneDNN matmul (core/onednn_matmul.h) of a tap-major im2col matrix and
+// weights transposed once per model: what conv1d runs in fp32 when no fast form applies.
+void conv1d_onednn(const Tensor& x, const TensorView& w, const TensorView* bias, int padding, int dilation,
+                   Tensor& y);
+// Stride-1, dilation-1 convolution in bf16 (core/bf16_gemm.h) as one GEMM over tap-major packed weights
+// (packed once per model). conv1d takes it when the precision is not fp32 and no fast form applies (the
+// decoder's 1024-channel convolutions, short generator chunks). Needs out % 16 == 0 and an even `in`.
+void conv1d_bf16(const Tensor& x, const TensorView& w, const TensorView* bias, int padding, Tensor& y);
 // The first implementation (one GEMM per tap on a padded copy of the whole input, single-threaded), kept as
 // the baseline that micro-benchmarks and tests compare the faster kernels with.
 void conv1d_gemm_per_tap(const Tensor& x, const TensorView& w, const TensorView* bias, int stride, int padding,

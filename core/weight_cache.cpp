@@ -27,9 +27,11 @@ struct Cache {
   std::vector<Region> regions;
 };
 
+// Never destroyed: a model held by a static object (a test's shared Synthesizer) unregisters its region at
+// exit, possibly after function-local statics like this one would have been destroyed.
 Cache& cache() {
-  static Cache c;
-  return c;
+  static Cache* c = new Cache;
+  return *c;
 }
 
 Region* region_of(Cache& c, const void* p) {

@@ -205,6 +205,55 @@ TEST(Bf16, WinogradConvolutionWithinBf16ToleranceOfFp32AtGeneratorShapes) {
   }
 }
 
+// The decoder's 1024-channel convolutions (and short generator chunks) in bf16: one GEMM over tap-major
+// packed weights whose im2col rows are overlapping rows of the padded, transposed input.
+TEST(Bf16, DirectConvolutionWithinBf16ToleranceOfFp32AtDecoderShapes) {
+  if (!bf16_supported()) GTEST_FAIL() << "this CPU has no AVX512-BF16: the bf16 convolution cannot be checked here";
+  PrecisionGuard guard;
+  struct Case {
+    int64_t in, out, k, T;
+    int padding;
+  };
+  for (const Case c : {Case{1090, 1024, 3, 157, 1}, Case{1024, 1024, 3, 40, 1}, Case{512, 256, 7, 12, 3},
+                       Case{64, 32, 3, 1, 1}, Case{514, 512, 5, 23, 0}}) {
+    const auto wd = randn(static_cast<size_t>(c.out * c.in * c.k), 11, 1.0f / std::sqrt(float(c.in * c.k)));
+    const auto bd = randn(static_cast<size_t>(c.out), 12);
+    Tensor x({c.in, c.T});
+    const auto xd = randn(static_cast<size_t>(c.in * c.T), 13);
+    std::copy(xd.begin(), xd.end(), x.data());
+    const TensorView w{wd.data(), {c.out, c.in, c.k}}, b{bd.data(), {c.out}};
+    Tensor y32, y16, via_conv1d;
+    set_precision(Precision::fp32);
+    conv1d_direct(x, w, &b, c.padding, 1, y32);
+    set_precision(Precision::bf16);
+    conv1d_bf16(x, w, &b, c.padding, y16);
+    conv1d(x, w, &b, 1, c.padding, 1, via_conv1d);
+    set_precision(Precision::fp32);
+    SCOPED_TRACE(std::to_string(c.in) + " -> " + std::to_string(c.out) + ", k " + std::to_string(c.k) + ", T " +
+                 std::to_string(c.T) + ", padding " + std::to_string(c.padding));
+    ASSERT_EQ(y16.shape(), y32.shape());
+    double worst = 0, scale = 0, d2 = 0, y2 = 0;
+    for (int64_t i = 0; i < y32.numel(); ++i) {
+      const double d = double(y16[i]) - y32[i];
+      worst = std::max(worst, std::abs(d));
+      scale = std::max(scale, double(std::abs(y32[i])));
+      d2 += d * d;
+      y2 += double(y32[i]) * y32[i];
+    }
+    std::printf("direct bf16 vs fp32, %lld -> %lld, k %lld, T %lld: max %.2e, rms %.2e (relative)\n",
+                static_cast<long long>(c.in), static_cast<long long>(c.out), static_cast<long long>(c.k),
+                static_cast<long long>(c.T), worst / scale, std::sqrt(d2 / y2));
+    EXPECT_LT(worst / scale, 2e-2);
+    EXPECT_LT(std::sqrt(d2 / y2), 1e-2);
+    EXPECT_GT(std::sqrt(d2 / y2), 1e-6) << "identical to fp32: the bf16 path did not run";
+    if (c.T + 2 * c.padding - (c.k - 1) < 128 || c.in * c.out > 512 * 512)  // no Winograd: conv1d goes here
+      for (int64_t i = 0; i < y16.numel(); ++i) ASSERT_EQ(via_conv1d[i], y16[i]) << "conv1d did not take the bf16 path";
+  }
+  Tensor x({7, 10}), y;
+  const std::vector<float> wd(16 * 7 * 3, 0.1f);
+  EXPECT_THROW(conv1d_bf16(x, TensorView{wd.data(), {16, 7, 3}}, nullptr, 1, y), Error) << "odd input channels";
+}
+
 TEST(Bf16, WeightsPreparedOncePerRegionAndDroppedWithIt) {
   if (!bf16_supported()) GTEST_FAIL() << "this CPU has no AVX512-BF16";
   PrecisionGuard guard;

@@ -106,6 +106,16 @@ TEST_P(FastConv, DirectMatchesDoublePrecisionDirect) {
   }
 }
 
+TEST_P(FastConv, OnednnMatchesDoublePrecisionDirect) {
+  set_num_threads(GetParam());
+  for (const Case& c : cases()) {
+    const Data d = make(c, 13 + c.k * 100 + c.T);
+    Tensor y;
+    conv1d_onednn(d.x, d.wv, &d.bv, c.padding, c.dilation, y);
+    EXPECT_LE(rel_error(c, d, y), 1e-6) << "k=" << c.k << " d=" << c.dilation << " T=" << c.T;
+  }
+}
+
 TEST_P(FastConv, DispatchAgreesWithTheBaselineOnGeneratorShapes) {
   set_num_threads(GetParam());
   for (const Case& c : {Case{128, 128, 3, 1500, 5, 5}, Case{128, 128, 7, 1500, 5, 15}, Case{128, 128, 11, 1500, 5, 25},

@@ -14,6 +14,7 @@
 // above -50 dBFS), sums over every sample within 1e-4, and samples within 5e-2.
 #include <gtest/gtest.h>
 
+#include "core/precision.h"
 #include "engine/synthesizer.h"
 #include "tests/golden_support.h"
 
@@ -80,6 +81,53 @@ TEST_P(SynthesizerGolden, AudioFromTokenIds) {
   }
   ASSERT_EQ(r.timings.size(), ids.size());
   EXPECT_NEAR(r.timings.back().end_s + r.durations.back() * 0.025, r.seconds(), 1e-9);
+}
+
+// bf16 (the apps' default where the CPU has it: the vocoder's convolutions in bf16, the acoustic model in
+// fp32) against the reference: identical durations, and the sound within bf16's rounding of it. The limits
+// are the measured errors with 2-30x margin (printed); the whole-file energy must stay within 2 %.
+TEST_P(SynthesizerGolden, Bf16AudioWithinToleranceOfReference) {
+  if (!bf16_supported()) GTEST_FAIL() << "this CPU has no AVX512-BF16: the bf16 engine cannot be checked here";
+  std::string err;
+  const Synthesizer* synth = synthesizer(&err);
+  ASSERT_TRUE(synth) << err;
+  const Golden g(GetParam());
+  std::vector<int64_t> ids = g.ints("input_ids");
+  ids = std::vector<int64_t>(ids.begin() + 1, ids.end() - 1);
+  const Tensor ref_s = g.tensor("ref_s");
+  TestNoise noise;
+  set_precision(Precision::bf16);
+  SynthesisResult r;
+  try {
+    r = synth->synthesize_with_style(ids, ref_s.data(), g.config().at("speed").get<float>(), &noise);
+  } catch (...) {
+    set_precision(Precision::fp32);
+    throw;
+  }
+  set_precision(Precision::fp32);
+  EXPECT_EQ(r.durations, g.ints("pred_dur")) << g.name();
+  const Tensor ref = g.tensor("audio");
+  if (ref.numel() != static_cast<int64_t>(r.audio.size())) {
+    // Long cases keep only an excerpt of the reference audio: their length and sums are what can be checked.
+    Tensor audio({static_cast<int64_t>(r.audio.size())});
+    std::copy(r.audio.begin(), r.audio.end(), audio.data());
+    const Comparison c = compare(g, "audio", audio);
+    print_comparison(g.name(), "audio(bf16)", c);
+    EXPECT_LE(c.sum_rel, 1e-3) << g.name();     // measured <= 3.1e-5
+    EXPECT_LE(c.max_abs, 2 * kSampleDriftMax) << g.name();  // measured <= 2.3e-2
+    return;
+  }
+  const double frame = worst_frame_energy_error(r.audio, ref);
+  double e_ours = 0, e_ref = 0;
+  for (int64_t i = 0; i < ref.numel(); ++i) {
+    e_ours += double(r.audio[i]) * r.audio[i];
+    e_ref += double(ref[i]) * ref[i];
+  }
+  const double energy = std::sqrt(e_ours / e_ref);
+  std::printf("  %-12s bf16: worst 10 ms frame energy difference %.3e, RMS ratio %.4f\n", g.name().c_str(), frame,
+              energy);
+  EXPECT_LE(frame, 0.06) << g.name();  // measured 2.3e-2
+  EXPECT_NEAR(energy, 1.0, 0.02) << g.name();
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, SynthesizerGolden, ::testing::ValuesIn(golden_cases()), [](const auto& info) {

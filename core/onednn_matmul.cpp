@@ -1,0 +1,90 @@
+#include "core/onednn_matmul.h"
+
+#include <dnnl.hpp>
+#include <omp.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <tuple>
+
+#include "core/error.h"
+
+namespace kokoro {
+
+namespace {
+
+using dnnl::memory;
+
+// Never destroyed: worker threads' streams may outlive function-local statics at exit.
+dnnl::engine& cpu_engine() {
+  static auto* engine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  return *engine;
+}
+
+// Products run on the calling thread only (see the header for why).
+void keep_openmp_single_threaded() {
+  thread_local const bool done = [] {
+    omp_set_num_threads(1);
+    return true;
+  }();
+  (void)done;
+}
+
+struct Linear {
+  dnnl::matmul primitive;
+  memory::desc src, weights, bias, dst;
+};
+
+using LinearKey = std::tuple<int64_t, int64_t, int64_t, int64_t, bool>;  // K, N, ldb, ldy, has bias
+
+// The number of rows is a run-time dimension, so one primitive serves every sentence length.
+std::shared_ptr<const Linear> make_linear(int64_t K, int64_t N, int64_t ldb, int64_t ldy, bool has_bias) {
+  const memory::dim rows = DNNL_RUNTIME_DIM_VAL;
+  auto l = std::make_shared<Linear>();
+  l->src = memory::desc({rows, K}, memory::data_type::f32, memory::dims{K, 1});
+  l->weights = memory::desc({K, N}, memory::data_type::f32, memory::dims{ldb, 1});
+  l->dst = memory::desc({rows, N}, memory::data_type::f32, memory::dims{ldy, 1});
+  if (has_bias) l->bias = memory::desc({1, N}, memory::data_type::f32, memory::dims{N, 1});
+  const auto desc = has_bias ? dnnl::matmul::desc(l->src, l->weights, l->bias, l->dst)
+                             : dnnl::matmul::desc(l->src, l->weights, l->dst);
+  l->primitive = dnnl::matmul(dnnl::matmul::primitive_desc(desc, cpu_engine()));
+  return l;
+}
+
+std::shared_ptr<const Linear> linear_for(int64_t K, int64_t N, int64_t ldb, int64_t ldy, bool has_bias) {
+  static std::mutex mutex;
+  static std::map<LinearKey, std::shared_ptr<const Linear>> cache;
+  const LinearKey key{K, N, ldb, ldy, has_bias};
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& slot = cache[key];
+  if (!slot) slot = make_linear(K, N, ldb, ldy, has_bias);
+  return slot;
+}
+
+}  // namespace
+
+void onednn_matmul_f32(const float* x, int64_t M, int64_t K, const float* b, int64_t ldb, const float* bias,
+                       int64_t N, float* y, int64_t ldy) {
+  if (M <= 0 || N <= 0) return;
+  keep_openmp_single_threaded();
+  try {
+    const auto l = linear_for(K, N, ldb, ldy, bias != nullptr);
+    thread_local dnnl::stream stream(cpu_engine());
+    // Memory objects with the actual row count (the primitive's descriptors leave it open).
+    auto& engine = cpu_engine();
+    memory src(memory::desc({M, K}, memory::data_type::f32, memory::dims{K, 1}), engine, const_cast<float*>(x));
+    memory weights(l->weights, engine, const_cast<float*>(b));
+    memory dst(memory::desc({M, N}, memory::data_type::f32, memory::dims{ldy, 1}), engine, y);
+    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
+    if (bias) args.emplace(DNNL_ARG_BIAS, memory(l->bias, engine, const_cast<float*>(bias)));
+    l->primitive.execute(stream, args);
+    stream.wait();
+  } catch (const dnnl::error& e) {
+    throw Error(std::string("oneDNN matmul [") + std::to_string(M) + "x" + std::to_string(K) + "] x [" +
+                std::to_string(K) + "x" + std::to_string(N) + "]: " + e.what());
+  }
+}
+
+}  // namespace kokoro
