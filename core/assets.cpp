@@ -83,6 +83,12 @@ std::string default_model_path(const std::string& explicit_path) {
   return build_tree;
 }
 
+std::string user_cache_dir() {
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/') return std::string(x) + "/kokoro-rt";
+  if (const char* h = std::getenv("HOME"); h && *h == '/') return std::string(h) + "/.cache/kokoro-rt";
+  return "";
+}
+
 std::string missing_model_hint(const std::string& model_path) {
   if (is_file(model_path)) return "";
   return installed_data_dirs().empty()

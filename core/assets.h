@@ -20,6 +20,10 @@ std::string default_model_path(const std::string& explicit_path = "");
 // "" if the model file exists; otherwise a hint saying how to get it (kokoro-fetch-model when installed,
 // scripts/fetch-assets in a source tree), to append to the error that names the path.
 std::string missing_model_hint(const std::string& model_path);
+// Where kokoro-rt keeps what it derives from its data to start faster (compiled lexicons, records of model
+// files already verified): $XDG_CACHE_HOME/kokoro-rt, else $HOME/.cache/kokoro-rt; "" when neither is set.
+// Not created here.
+std::string user_cache_dir();
 // The installed data directories (<prefix>/share/kokoro-rt) that exist, most specific first; empty in a
 // build tree.
 std::vector<std::string> installed_data_dirs();

@@ -5,12 +5,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 
 #include "core/error.h"
+#include "core/verified_files.h"
 #include "core/weight_cache.h"
 
 namespace kokoro {
@@ -18,6 +20,7 @@ namespace kokoro {
 namespace {
 
 constexpr uint64_t kPrefixSize = 24;
+constexpr uint64_t kRecordVerifiedFrom = 16u << 20;  // bytes
 
 uint64_t align_up(uint64_t v) { return (v + kModelAlignment - 1) / kModelAlignment * kModelAlignment; }
 
@@ -28,9 +31,39 @@ T read_le(const uint8_t* p) {
   return v;
 }
 
+// Index of the first NaN/Inf among n floats, or -1. Exponent bits all ones <=> not finite; the loop
+// without early exit vectorizes.
+int64_t first_non_finite(const float* f, int64_t n) {
+  const auto* u = reinterpret_cast<const uint32_t*>(f);
+  uint32_t any = 0;
+  for (int64_t i = 0; i < n; ++i) any |= static_cast<uint32_t>((u[i] & 0x7f800000u) == 0x7f800000u);
+  if (!any) return -1;
+  for (int64_t i = 0; i < n; ++i)
+    if (!std::isfinite(f[i])) return i;
+  return -1;
+}
+
+// Scans one tensor's bytes read from fd (not through the mapping: nothing stays resident); returns the
+// element index of the first non-finite value or -1.
+int64_t scan_tensor(int fd, uint64_t offset, uint64_t nbytes, std::vector<float>& buf, std::string& io_error) {
+  uint64_t done = 0;
+  while (done < nbytes) {
+    const uint64_t want = std::min<uint64_t>(buf.size() * sizeof(float), nbytes - done);
+    const ssize_t got = ::pread(fd, buf.data(), want, static_cast<off_t>(offset + done));
+    if (got <= 0 || got % sizeof(float) != 0) {
+      io_error = got < 0 ? std::strerror(errno) : "short read";
+      return -1;
+    }
+    const int64_t bad = first_non_finite(buf.data(), got / static_cast<int64_t>(sizeof(float)));
+    if (bad >= 0) return static_cast<int64_t>(done / sizeof(float)) + bad;
+    done += static_cast<uint64_t>(got);
+  }
+  return -1;
+}
+
 }  // namespace
 
-std::shared_ptr<const ModelFile> ModelFile::open(const std::string& path, bool check_finite) {
+std::shared_ptr<const ModelFile> ModelFile::open(const std::string& path, FiniteCheck check) {
   auto fail = [&](const std::string& what) { return Error("model file " + path + ": " + what); };
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw fail(std::string("cannot open: ") + std::strerror(errno));
@@ -47,10 +80,16 @@ std::shared_ptr<const ModelFile> ModelFile::open(const std::string& path, bool c
     throw fail("truncated: " + std::to_string(m->size_) + " bytes is smaller than the 24-byte prefix");
   }
   void* p = mmap(nullptr, m->size_, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
-  if (p == MAP_FAILED) throw fail(std::string("mmap failed: ") + std::strerror(errno));
+  if (p == MAP_FAILED) {
+    ::close(fd);
+    throw fail(std::string("mmap failed: ") + std::strerror(errno));
+  }
+  // Closed on every way out; the scan below reads through it.
+  std::unique_ptr<int, void (*)(int*)> fd_guard(new int(fd), [](int* f) {
+    ::close(*f);
+    delete f;
+  });
   m->base_ = static_cast<const uint8_t*>(p);
-  register_weight_region(m->base_, m->size_);  // prepared forms of its weights may be cached (core/weight_cache.h)
 
   if (std::memcmp(m->base_, kModelMagic, 8) != 0)
     throw fail("wrong magic (not a kokoro-rt model; convert checkpoints with kokoro-convert)");
@@ -89,13 +128,24 @@ std::shared_ptr<const ModelFile> ModelFile::open(const std::string& path, bool c
     if (t.offset > m->size_ || t.nbytes > m->size_ - t.offset)
       throw fail("truncated: tensor " + t.name + " ends at byte " + std::to_string(t.offset + t.nbytes) +
                  " but the file has " + std::to_string(m->size_));
-    if (check_finite) {
-      const float* f = reinterpret_cast<const float*>(m->base_ + t.offset);
-      const int64_t n = shape_numel(t.shape);
-      for (int64_t i = 0; i < n; ++i)
-        if (!std::isfinite(f[i]))
-          throw fail("tensor " + t.name + ": non-finite value at element " + std::to_string(i));
+  }
+  // Prepared forms of its weights may be cached, and the file pages of a prepared weight released
+  // (core/weight_cache.h). (The destructor unregisters; unregistering an unknown region is harmless.)
+  std::vector<WeightExtent> extents;
+  for (const TensorInfo& t : m->tensors_) extents.push_back({static_cast<size_t>(t.offset), static_cast<size_t>(t.nbytes)});
+  register_weight_region(m->base_, m->size_, std::move(extents));
+  const std::string identity = file_identity(st, "kokoro model v" + std::to_string(kModelVersion) + " finite");
+  if (check == FiniteCheck::always || (check == FiniteCheck::once && !was_verified(path, identity))) {
+    std::vector<float> buf(1 << 20);
+    for (const TensorInfo& t : m->tensors_) {
+      std::string io_error;
+      const int64_t bad = scan_tensor(fd, t.offset, t.nbytes, buf, io_error);
+      if (!io_error.empty()) throw fail("tensor " + t.name + ": read failed: " + io_error);
+      if (bad >= 0) throw fail("tensor " + t.name + ": non-finite value at element " + std::to_string(bad));
     }
+    m->scanned_finite_ = true;
+    // Small files are cheap to scan again: only worth a record for files like the real model.
+    if (m->size_ >= kRecordVerifiedFrom) record_verified(path, identity);
   }
   return m;
 }

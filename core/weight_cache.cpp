@@ -1,5 +1,11 @@
 #include "core/weight_cache.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+
 #include <map>
 #include <mutex>
 #include <utility>
@@ -13,6 +19,7 @@ struct Region {
   const char* begin;
   size_t bytes;
   std::map<std::pair<const void*, std::string>, std::shared_ptr<const void>> entries;
+  std::vector<WeightExtent> file_tensors;  // empty: not a file mapping, never released
 };
 
 struct Cache {
@@ -36,10 +43,33 @@ Region* region_of(Cache& c, const void* p) {
 
 }  // namespace
 
-void register_weight_region(const void* begin, size_t bytes) {
+// The pages wholly inside the tensor holding p, once its prepared form exists (see the header).
+// KOKORO_KEEP_WEIGHT_PAGES=1 keeps them (to measure what releasing saves).
+void release_source_pages(const Region& r, const void* p) {
+  if (r.file_tensors.empty()) return;
+  static const bool keep = [] {
+    const char* e = std::getenv("KOKORO_KEEP_WEIGHT_PAGES");
+    return e && *e && *e != '0';
+  }();
+  if (keep) return;
+  const size_t at = static_cast<size_t>(static_cast<const char*>(p) - r.begin);
+  auto it = std::upper_bound(r.file_tensors.begin(), r.file_tensors.end(), at,
+                             [](size_t v, const WeightExtent& t) { return v < t.offset; });
+  if (it == r.file_tensors.begin()) return;
+  --it;
+  if (at >= it->offset + it->bytes) return;
+  static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t first = (reinterpret_cast<uintptr_t>(r.begin) + it->offset + page - 1) / page * page;
+  const uintptr_t last = (reinterpret_cast<uintptr_t>(r.begin) + it->offset + it->bytes) / page * page;
+  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
+void register_weight_region(const void* begin, size_t bytes, std::vector<WeightExtent> file_tensors) {
+  std::sort(file_tensors.begin(), file_tensors.end(),
+            [](const WeightExtent& a, const WeightExtent& b) { return a.offset < b.offset; });
   Cache& c = cache();
   std::lock_guard<std::mutex> lock(c.mutex);
-  c.regions.push_back(Region{static_cast<const char*>(begin), bytes, {}});
+  c.regions.push_back(Region{static_cast<const char*>(begin), bytes, {}, std::move(file_tensors)});
 }
 
 void unregister_weight_region(const void* begin) {
@@ -66,7 +96,9 @@ std::shared_ptr<const void> cached_weights(const void* data, const std::string& 
   std::lock_guard<std::mutex> lock(c.mutex);
   Region* r = region_of(c, data);
   if (!r) return made;  // unregistered meanwhile: use it once, keep nothing
-  return r->entries.emplace(key, std::move(made)).first->second;  // first one in wins
+  const auto [it, inserted] = r->entries.emplace(key, std::move(made));  // first one in wins
+  if (inserted) release_source_pages(*r, data);
+  return it->second;
 }
 
 }  // namespace kokoro

@@ -11,10 +11,21 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace kokoro {
 
-void register_weight_region(const void* begin, size_t bytes);
+// A tensor of a file-backed region: [offset, offset + bytes) from the region's begin.
+struct WeightExtent {
+  size_t offset = 0, bytes = 0;
+};
+// Registers a region whose weights may be cached. `file_tensors` (sorted by offset) may only be given for a
+// read-only MAP_PRIVATE file mapping (ModelFile): once a prepared form of a weight is cached, the pages lying
+// wholly inside its tensor are released (madvise MADV_DONTNEED), since the engine now reads the prepared
+// form. Such pages are clean copies of the file: if anything reads them again the kernel maps them back
+// from the page cache, so releasing them is invisible except in the resident size. Without file_tensors
+// (tests' heap buffers) nothing is released.
+void register_weight_region(const void* begin, size_t bytes, std::vector<WeightExtent> file_tensors = {});
 void unregister_weight_region(const void* begin);
 
 // The cached object for (data, kind), built by make() on first use; nullptr when data is not in a

@@ -1,15 +1,10 @@
 #include "frontend/lexicon.h"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
-#include <fstream>
 #include <map>
-#include <mutex>
-#include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "core/error.h"
+#include "frontend/lexicon_binary.h"
 #include "frontend/number_words.h"
 #include "frontend/stress.h"
 #include "frontend/unicode_text.h"
@@ -21,65 +16,6 @@ namespace {
 
 using text::contains;
 using text::ends_with;
-
-using Dict = std::unordered_map<std::u32string, LexiconEntry>;
-
-LexiconEntry parse_entry(const nlohmann::json& v, const std::string& file, const std::string& key) {
-  LexiconEntry e;
-  if (v.is_string()) {
-    e.plain = utf8::to_u32(v.get<std::string>());
-  } else if (v.is_object()) {
-    bool has_default = false;
-    for (const auto& [tag, ps] : v.items()) {
-      has_default |= tag == "DEFAULT";
-      if (ps.is_null()) {
-        e.by_tag.emplace_back(tag, std::nullopt);
-      } else if (ps.is_string()) {
-        e.by_tag.emplace_back(tag, utf8::to_u32(ps.get<std::string>()));
-      } else {
-        throw Error(file + ": entry '" + key + "' has a non-string reading for tag " + tag);
-      }
-    }
-    if (!has_default) throw Error(file + ": heteronym '" + key + "' has no DEFAULT reading");
-  } else {
-    throw Error(file + ": entry '" + key + "' is neither a string nor an object");
-  }
-  return e;
-}
-
-// misaki's grow_dictionary: "word" also answers for "Word", and "Word" for "word"; real entries win.
-Dict load_dict(const std::string& path, size_t& max_len) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open lexicon " + path);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    throw Error("lexicon " + path + " is not valid JSON: " + e.what());
-  }
-  if (!j.is_object()) throw Error("lexicon " + path + " is not a JSON object");
-  Dict d;
-  d.reserve(j.size() * 2);
-  std::vector<std::pair<std::u32string, const LexiconEntry*>> extra;
-  for (const auto& [k, v] : j.items()) {
-    std::u32string key = utf8::to_u32(k);
-    max_len = std::max(max_len, key.size());
-    d.emplace(std::move(key), parse_entry(v, path, k));
-  }
-  std::vector<std::pair<std::u32string, LexiconEntry>> grown;
-  for (const auto& [k, v] : d) {
-    if (k.size() < 2) continue;
-    const std::u32string lower = text::lower(k);
-    if (k == lower) {
-      std::u32string cap = text::capitalize(k);
-      if (cap != k) grown.emplace_back(std::move(cap), v);
-    } else if (k == text::capitalize(lower)) {
-      grown.emplace_back(lower, v);
-    }
-  }
-  for (auto& [k, v] : grown) d.emplace(std::move(k), std::move(v));  // emplace never overwrites
-  return d;
-}
 
 const std::map<char32_t, std::pair<const char32_t*, const char32_t*>>& currencies() {
   static const std::map<char32_t, std::pair<const char32_t*, const char32_t*>> m = {
@@ -104,10 +40,8 @@ bool is_ordinal_suffix(const std::u32string& s) {
 
 constexpr std::u32string_view kUsTaus = U"AIOWYiuæɑəɛɪɹʊʌ";
 
-const LexiconEntry* find(const Dict& d, const std::u32string& w) {
-  auto it = d.find(w);
-  return it == d.end() ? nullptr : &it->second;
-}
+constexpr BinaryLexicon::Dict kGold = BinaryLexicon::gold;
+constexpr BinaryLexicon::Dict kSilver = BinaryLexicon::silver;
 
 std::u32string join_words(const std::vector<Reading>& parts) {
   std::u32string out;
@@ -123,23 +57,6 @@ std::u32string join_words(const std::vector<Reading>& parts) {
 
 }  // namespace
 
-std::shared_ptr<const LexiconData> LexiconData::load(const std::string& lexicon_dir, bool british) {
-  static std::mutex mu;
-  static std::map<std::string, std::weak_ptr<const LexiconData>> cache;
-  const std::string prefix = lexicon_dir + "/" + (british ? "gb" : "us");
-  std::lock_guard<std::mutex> lock(mu);
-  if (auto it = cache.find(prefix); it != cache.end()) {
-    if (auto live = it->second.lock()) return live;
-  }
-  auto data = std::make_shared<LexiconData>();
-  data->british = british;
-  data->gold = load_dict(prefix + "_gold.json", data->max_key_length);
-  data->silver = load_dict(prefix + "_silver.json", data->max_key_length);
-  spdlog::debug("lexicon {}: {} gold, {} silver entries", prefix, data->gold.size(), data->silver.size());
-  cache[prefix] = data;
-  return data;
-}
-
 std::string parent_tag(const std::string& tag) {
   if (tag.rfind("VB", 0) == 0) return "VERB";
   if (tag.rfind("NN", 0) == 0) return "NOUN";
@@ -148,8 +65,10 @@ std::string parent_tag(const std::string& tag) {
   return tag;
 }
 
+bool Lexicon::in_gold(const std::u32string& w) const { return data_->dicts->contains(kGold, w); }
+
 bool Lexicon::is_heteronym(const std::u32string& w) const {
-  const LexiconEntry* e = find(data_->gold, w);
+  std::optional<LexiconEntry> e = data_->dicts->find(kGold, w);
   return e && e->is_heteronym();
 }
 
@@ -157,7 +76,7 @@ Reading Lexicon::spell_letters(const std::u32string& word) const {
   std::u32string ps;
   for (char32_t c : word) {
     if (!text::is_letter(c)) continue;
-    const LexiconEntry* e = find(data_->gold, text::upper(std::u32string(1, c)));
+    std::optional<LexiconEntry> e = data_->dicts->find(kGold, text::upper(std::u32string(1, c)));
     if (!e) return {};
     if (e->plain) {
       ps += *e->plain;
@@ -175,14 +94,14 @@ Reading Lexicon::spell_letters(const std::u32string& word) const {
 Reading Lexicon::lookup(std::u32string word, std::optional<std::string> tag, std::optional<double> stress,
                         const TokenContext* ctx) const {
   bool is_nnp = false;
-  if (word == text::upper(word) && !find(data_->gold, word)) {
+  if (word == text::upper(word) && !data_->dicts->contains(kGold, word)) {
     word = text::lower(word);
     is_nnp = tag && *tag == "NNP";
   }
-  const LexiconEntry* e = find(data_->gold, word);
+  std::optional<LexiconEntry> e = data_->dicts->find(kGold, word);
   int rating = 4;
   if (!e && !is_nnp) {
-    e = find(data_->silver, word);
+    e = data_->dicts->find(kSilver, word);
     rating = 3;
   }
   std::optional<std::u32string> ps;
@@ -238,7 +157,7 @@ Reading Lexicon::special_case(const std::u32string& word, const std::string& tag
   if (word == U"am" || word == U"Am" || word == U"AM") {
     if (tag.rfind("NN", 0) == 0) return spell_letters(word);
     if (!ctx.future_vowel.has_value() || word != U"am" || (stress && *stress > 0))
-      return {find(data_->gold, U"am")->plain, 4};
+      return {data_->dicts->find(kGold, U"am")->plain, 4};
     return {U"ɐm", 4};
   }
   if (word == U"an" || word == U"An" || word == U"AN") {
@@ -248,7 +167,7 @@ Reading Lexicon::special_case(const std::u32string& word, const std::string& tag
   if (word == U"I" && tag == "PRP") return {U"ˌI", 4};
   if ((word == U"by" || word == U"By" || word == U"BY") && parent_tag(tag) == "ADV") return {U"bˈI", 4};
   if (word == U"to" || word == U"To" || (word == U"TO" && (tag == "TO" || tag == "IN"))) {
-    if (!ctx.future_vowel) return {find(data_->gold, U"to")->plain, 4};
+    if (!ctx.future_vowel) return {data_->dicts->find(kGold, U"to")->plain, 4};
     return {*ctx.future_vowel ? U"tʊ" : U"tə", 4};
   }
   if (word == U"in" || word == U"In" || (word == U"IN" && tag != "NNP")) {
@@ -262,7 +181,7 @@ Reading Lexicon::special_case(const std::u32string& word, const std::string& tag
     if (l == U"vs" || l == U"vs.") return lookup(U"versus", std::nullopt, std::nullopt, &ctx);
   }
   if (word == U"used" || word == U"Used" || word == U"USED") {
-    const LexiconEntry* e = find(data_->gold, U"used");
+    std::optional<LexiconEntry> e = data_->dicts->find(kGold, U"used");
     const std::string want = ((tag == "VBD" || tag == "JJ") && ctx.future_to) ? "VBD" : "DEFAULT";
     for (const auto& [k, v] : e->by_tag)
       if (k == want) return {v, 4};
@@ -271,10 +190,10 @@ Reading Lexicon::special_case(const std::u32string& word, const std::string& tag
 }
 
 bool Lexicon::is_known(const std::u32string& word) const {
-  if (find(data_->gold, word) || symbol_word(word) || find(data_->silver, word)) return true;
+  if (data_->dicts->contains(kGold, word) || symbol_word(word) || data_->dicts->contains(kSilver, word)) return true;
   if (!text::is_alpha(word) || !all_lexicon_ords(word)) return false;
   if (word.size() == 1) return true;
-  if (word == text::upper(word) && find(data_->gold, text::lower(word))) return true;
+  if (word == text::upper(word) && data_->dicts->contains(kGold, text::lower(word))) return true;
   const std::u32string rest = word.substr(1);
   return rest == text::upper(rest);
 }
@@ -374,14 +293,14 @@ Reading Lexicon::get_word(std::u32string word, const std::string& tag, std::opti
                           const TokenContext& ctx) const {
   if (Reading r = special_case(word, tag, stress, ctx); r.found()) return r;
   const std::u32string wl = text::lower(word);
-  if (word.size() > 1 && word != wl && (tag != "NNP" || word.size() > 7) && !find(data_->gold, word) &&
-      !find(data_->silver, word)) {
+  if (word.size() > 1 && word != wl && (tag != "NNP" || word.size() > 7) && !data_->dicts->contains(kGold, word) &&
+      !data_->dicts->contains(kSilver, word)) {
     std::u32string no_apos = word;
     no_apos.erase(std::remove(no_apos.begin(), no_apos.end(), U'\''), no_apos.end());
     const std::u32string rest = word.substr(1);
     if (text::is_alpha(no_apos) && (word == text::upper(word) || rest == text::lower(rest))) {
       auto nonempty = [](const Reading& r) { return r.phonemes && !r.phonemes->empty(); };
-      if (find(data_->gold, wl) || find(data_->silver, wl) || nonempty(stem_s(wl, tag, stress, &ctx)) ||
+      if (data_->dicts->contains(kGold, wl) || data_->dicts->contains(kSilver, wl) || nonempty(stem_s(wl, tag, stress, &ctx)) ||
           nonempty(stem_ed(wl, tag, stress, &ctx)) || nonempty(stem_ing(wl, tag, stress, &ctx)))
         word = wl;
     }

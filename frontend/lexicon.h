@@ -2,7 +2,9 @@
 // {us,gb}_{gold,silver}.json): lookup with part-of-speech variants, capitalisation, spelling out of
 // acronyms, -s/-ed/-ing suffixes on known stems, special function words, symbols and numbers.
 //
-// The data is loaded once per (file, accent) and shared by every Frontend in the process.
+// The data is loaded once per (directory, accent) and shared by every Frontend in the process. It is read from
+// the compact binary form (lexicon_binary.h), mmapped; the JSON is only parsed when no up-to-date binary
+// form exists (then it is compiled once into a cache directory, see LexiconData::load).
 #pragma once
 #include <memory>
 #include <optional>
@@ -23,13 +25,20 @@ struct LexiconEntry {
   bool is_heteronym() const { return !by_tag.empty(); }
 };
 
+class BinaryLexicon;
+
 struct LexiconData {
   bool british = false;
-  std::unordered_map<std::u32string, LexiconEntry> gold;
-  std::unordered_map<std::u32string, LexiconEntry> silver;
-  size_t max_key_length = 0;  // in code points: longer words are never in the dictionaries
-  // Loads <dir>/{us,gb}_{gold,silver}.json, adding misaki's capitalised/lower-case variants.
+  std::shared_ptr<const BinaryLexicon> dicts;  // gold and silver, grown with misaki's capitalised variants
+  std::string origin;                          // the file (or JSON) the dictionaries came from
+
+  // The lexicons of <dir> (<dir>/{us,gb}_{gold,silver}.json): the first binary form that matches those
+  // JSON files (or, without JSON, exists) among <dir>/{us,gb}.kolex, the build tree's and the user cache's;
+  // otherwise the JSON is compiled (slow, logged) and the result cached for the next start. A damaged
+  // binary lexicon beside the JSON or in the build tree is an Error naming it.
   static std::shared_ptr<const LexiconData> load(const std::string& lexicon_dir, bool british);
+  static std::shared_ptr<const LexiconData> from_binary(std::shared_ptr<const BinaryLexicon> dicts,
+                                                        std::string origin);
 };
 
 struct Reading {
@@ -48,7 +57,7 @@ class Lexicon {
   Reading lookup(std::u32string word, std::optional<std::string> tag, std::optional<double> stress,
                  const TokenContext* ctx) const;
   bool british() const { return data_->british; }
-  bool in_gold(const std::u32string& w) const { return data_->gold.count(w) != 0; }
+  bool in_gold(const std::u32string& w) const;
   bool is_heteronym(const std::u32string& w) const;
 
  private:

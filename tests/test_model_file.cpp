@@ -3,10 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <optional>
 #include <limits>
 
 #include "core/error.h"
 #include "core/model_file.h"
+#include "core/weight_cache.h"
 #include "tests/test_util.h"
 
 using namespace kokoro;
@@ -138,4 +143,96 @@ TEST(ModelFile, MissingFileAndDirectory) {
   test::TempDir dir;
   EXPECT_NE(expect_error(dir.file("absent.kokoro")).find("cannot open"), std::string::npos);
   EXPECT_NE(expect_error(dir.path()).find("regular file"), std::string::npos);
+}
+
+namespace {
+
+// Points the user cache (records of verified files) at a scratch directory for one test.
+class ScratchCache {
+ public:
+  ScratchCache() {
+    if (const char* old = std::getenv("XDG_CACHE_HOME")) old_ = old;
+    setenv("XDG_CACHE_HOME", dir_.path().c_str(), 1);
+  }
+  ~ScratchCache() {
+    if (old_)
+      setenv("XDG_CACHE_HOME", old_->c_str(), 1);
+    else
+      unsetenv("XDG_CACHE_HOME");
+  }
+
+ private:
+  test::TempDir dir_;
+  std::optional<std::string> old_;
+};
+
+// A model file big enough (> 16 MB) for its NaN/Inf scan to be recorded.
+std::string write_big(const test::TempDir& dir, std::vector<float>& values) {
+  ModelWriter w(tiny_config());
+  values.resize(4u << 20);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 1000) * 0.001f;
+  w.add("big.weight", {static_cast<int64_t>(values.size())}, values.data());
+  const std::string path = dir.file("big.kokoro");
+  w.write(path);
+  return path;
+}
+
+}  // namespace
+
+TEST(ModelFile, FiniteScanRunsOncePerFileVersion) {
+  ScratchCache cache;
+  test::TempDir dir;
+  std::vector<float> values;
+  const std::string path = write_big(dir, values);
+  EXPECT_TRUE(ModelFile::open(path)->scanned_finite());
+  EXPECT_FALSE(ModelFile::open(path)->scanned_finite());  // recorded as verified
+  EXPECT_TRUE(ModelFile::open(path, ModelFile::FiniteCheck::always)->scanned_finite());
+  EXPECT_FALSE(ModelFile::open(path, ModelFile::FiniteCheck::never)->scanned_finite());
+  // Damage written into the same file (same inode, same size) changes its identity: scanned again, caught.
+  const auto m = ModelFile::open(path);
+  const uint64_t offset = m->tensors().front().offset;
+  auto bytes = test::read_bytes(path);
+  const float inf = std::numeric_limits<float>::infinity();
+  std::memcpy(bytes.data() + offset + 4 * 123457, &inf, 4);
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(0);
+    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  const std::string msg = expect_error(path);
+  EXPECT_NE(msg.find("big.weight"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("element 123457"), std::string::npos) << msg;
+}
+
+TEST(ModelFile, SmallFilesAreScannedAtEveryOpen) {
+  ScratchCache cache;
+  test::TempDir dir;
+  const std::string path = write_tiny(dir);
+  EXPECT_TRUE(ModelFile::open(path)->scanned_finite());
+  EXPECT_TRUE(ModelFile::open(path)->scanned_finite());
+}
+
+// Once a prepared form of a weight is cached, its file pages are released (core/weight_cache.h); the
+// weight must still read back exactly (re-read from the file), and a heap region must never be released.
+TEST(ModelFile, ReleasedWeightPagesReadBackFromTheFile) {
+  test::TempDir dir;
+  ModelWriter w(tiny_config());
+  std::vector<float> values(1u << 16);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = 1.0f + static_cast<float>(i);
+  w.add("w", {static_cast<int64_t>(values.size())}, values.data());
+  w.write(dir.file("w.kokoro"));
+  const auto m = ModelFile::open(dir.file("w.kokoro"));
+  const TensorView v = m->get("w");
+  ASSERT_EQ(std::memcmp(v.data, values.data(), values.size() * 4), 0);
+  const auto prepared = cached_weights(v.data, "test copy", [&] {
+    return std::make_shared<const std::vector<float>>(v.data, v.data + values.size());
+  });
+  ASSERT_NE(prepared, nullptr);
+  EXPECT_EQ(std::memcmp(v.data, values.data(), values.size() * 4), 0);
+
+  std::vector<float> heap = values;
+  register_weight_region(heap.data(), heap.size() * 4);
+  ASSERT_NE(cached_weights(heap.data(), "test copy", [&] { return std::make_shared<const int>(0); }), nullptr);
+  EXPECT_EQ(std::memcmp(heap.data(), values.data(), values.size() * 4), 0);
+  unregister_weight_region(heap.data());
 }

@@ -19,6 +19,7 @@
 #include "core/assets.h"
 #include "core/error.h"
 #include "core/model_file.h"
+#include "frontend/lexicon_binary.h"
 
 namespace {
 
@@ -41,6 +42,7 @@ nlohmann::json load_config(const std::string& path) {
 int main(int argc, char** argv) {
   CLI::App app{"kokoro-convert: convert Kokoro-82M checkpoints into kokoro-rt model files"};
   std::string onnx_path, pth_path, voice_in, voice_out, check_path, out_path, config_path, assets_dir;
+  std::string lexicon_dir, lexicon_out;
   bool verbose = false;
   auto* src = app.add_option("--onnx", onnx_path, "Kokoro ONNX export (fp32 or int8-quantized)")->check(CLI::ExistingFile);
   auto* pth = app.add_option("--pth", pth_path, "Official PyTorch checkpoint (kokoro-v1_0.pth)")->check(CLI::ExistingFile);
@@ -50,20 +52,46 @@ int main(int argc, char** argv) {
   app.add_option("-o,--output", out_path, "Output model file (.kokoro)");
   app.add_option("--config", config_path, "config.json with hyper-parameters and vocab (default: from the assets dir)");
   app.add_option("--assets", assets_dir, "Assets directory (default: $KOKORO_ASSETS or ../shared/assets)");
+  auto* lex = app.add_option("--lexicons", lexicon_dir,
+                             "Compile the {us,gb}_{gold,silver}.json lexicons of this directory into the binary "
+                             "form the engine maps ({us,gb}.kolex)")->check(CLI::ExistingDirectory);
+  app.add_option("--lexicon-out", lexicon_out, "Directory for the .kolex files (default: the --lexicons directory)");
   app.add_flag("-v,--verbose", verbose, "List every tensor and where it came from");
   src->excludes("--check")->excludes(pth)->excludes(voice);
   pth->excludes("--check")->excludes(voice);
+  lex->excludes(src)->excludes(pth)->excludes(voice)->excludes("--check");
   CLI11_PARSE(app, argc, argv);
 
   try {
     if (!check_path.empty()) {
       const auto t0 = std::chrono::steady_clock::now();
-      const auto m = kokoro::ModelFile::open(check_path);
+      const auto m = kokoro::ModelFile::open(check_path, kokoro::ModelFile::FiniteCheck::always);
       int64_t params = 0;
       for (const auto& t : m->tensors()) params += kokoro::shape_numel(t.shape);
       std::printf("%s: OK, %zu tensors, %lld parameters, %.1f MB, source %s, opened+validated in %.1f ms\n",
                   check_path.c_str(), m->tensors().size(), static_cast<long long>(params),
                   m->file_size() / 1e6, m->header().value("source", "?").c_str(), 1e3 * seconds_since(t0));
+      return 0;
+    }
+    if (!lexicon_dir.empty()) {
+      const std::string out_dir = lexicon_out.empty() ? lexicon_dir : lexicon_out;
+      std::filesystem::create_directories(out_dir);
+      int written = 0;
+      for (const bool british : {false, true}) {
+        const std::string accent = british ? "gb" : "us";
+        if (!std::filesystem::exists(lexicon_dir + "/" + accent + "_gold.json")) continue;
+        const auto t0 = std::chrono::steady_clock::now();
+        const std::vector<uint8_t> image = kokoro::en::compile_lexicon_dir(lexicon_dir, british);
+        const std::string out = out_dir + "/" + accent + ".kolex";
+        kokoro::en::write_lexicon_file(out, image);
+        kokoro::en::BinaryLexicon::open(out);  // read back: what was written is what the engine accepts
+        std::printf("wrote %s (%.1f MB) in %.0f ms\n", out.c_str(), image.size() / 1e6, 1e3 * seconds_since(t0));
+        ++written;
+      }
+      if (written == 0) {
+        std::fprintf(stderr, "kokoro-convert: no us_gold.json or gb_gold.json in %s\n", lexicon_dir.c_str());
+        return 1;
+      }
       return 0;
     }
     if (!voice_in.empty()) {

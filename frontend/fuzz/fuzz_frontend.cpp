@@ -30,14 +30,30 @@ void check(bool ok) {
   if (!ok) __builtin_trap();
 }
 
+struct Frontends {
+  std::unique_ptr<kokoro::Frontend> us = make("en-us", 0);
+  std::unique_ptr<kokoro::Frontend> us_streaming = make("en-us", 3);
+  std::unique_ptr<kokoro::Frontend> gb = make("en-gb", 0);
+  std::unique_ptr<kokoro::Frontend> es = make("es", 0);
+  std::unique_ptr<kokoro::Frontend> ssml = make("en-us", 4, kokoro::FrontendOptions::Ssml::on);
+};
+
+const Frontends& frontends() {
+  static const Frontends f;
+  return f;
+}
+
 }  // namespace
 
+// Made before the first input, outside libFuzzer's per-input timeout: in a tree without the build's binary
+// lexicons (this fuzz tree) the first start compiles them from the JSON, which takes seconds under ASan.
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  frontends();
+  return 0;
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const auto us = make("en-us", 0);
-  static const auto us_streaming = make("en-us", 3);
-  static const auto gb = make("en-gb", 0);
-  static const auto es = make("es", 0);
-  static const auto ssml = make("en-us", 4, kokoro::FrontendOptions::Ssml::on);
+  const auto& [us, us_streaming, gb, es, ssml] = frontends();
   if (size == 0) return 0;
   const uint8_t selector = data[0];
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
