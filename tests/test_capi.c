@@ -32,11 +32,17 @@ static int g_failures = 0;
     }                                                            \
   } while (0)
 
-/* Fatal: the rest of the scenario cannot run. */
-#define REQUIRE(cond, ...)                                       \
-  do {                                                           \
-    CHECK(cond, __VA_ARGS__);                                    \
-    if (!(cond)) exit(1);                                        \
+/* Fatal: the rest of the scenario cannot run. `cond` is evaluated exactly once: it may have side effects
+ * (REQUIRE(pthread_create(...) == 0) once started two stopper threads, the second stop of which hit the
+ * next scenario, and a stopper left waiting made capture_free hang in pthread_cond_destroy). */
+#define REQUIRE(cond, ...)                                                                   \
+  do {                                                                                       \
+    if (!(cond)) {                                                                           \
+      fprintf(stderr, "%s:%d: REQUIRE(%s) failed: ", __FILE__, __LINE__, #cond);             \
+      fprintf(stderr, __VA_ARGS__);                                                          \
+      fprintf(stderr, "\n");                                                                 \
+      exit(1);                                                                               \
+    }                                                                                        \
   } while (0)
 
 /* ------------------------------------------------------------------------------------------ capture */

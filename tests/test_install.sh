@@ -62,18 +62,11 @@ check_wav "$tmp/say.wav" 0.3
 # sentence into a buffer, a second one stopped mid-way from another thread, close) compiled with only
 # pkg-config's flags, under AddressSanitizer: its leak checker covers the whole process, libkokoro included.
 cc -std=c99 -g -fsanitize=address -fno-omit-frame-pointer -o "$tmp/test_capi" "$src/tests/test_capi.c" $flags -lpthread -lm
-# Known flake (2026-11-24, 1 run in 5): the speak scenario once hung with its stopper thread still waiting
-# after pthread_join had returned (a stale pthread_t; under investigation). A hang is cut after 240 s and the
-# scenario is run once more, loudly; a second failure fails the test.
-run_capi_speak() {
-  env -u KOKORO_MODEL -u KOKORO_ASSETS LD_LIBRARY_PATH="$lib" ASAN_OPTIONS=detect_leaks=1 \
-    timeout -k 10 240 "$tmp/test_capi" speak > "$tmp/capi.log" 2>&1
-}
-if ! run_capi_speak; then
-  echo "test_install: test_capi speak failed or hung once (known flake, see the comment); running it again:" >&2
-  tail -30 "$tmp/capi.log" >&2
-  run_capi_speak || fail "test_capi speak against the install: $(tail -30 "$tmp/capi.log")"
-fi
+# Cut after 240 s so that a hang fails loudly instead of waiting for ctest's timeout. (The one hang seen, in
+# 2026-11-24's runs, was the test's own REQUIRE evaluating pthread_create twice: two stopper threads.)
+env -u KOKORO_MODEL -u KOKORO_ASSETS LD_LIBRARY_PATH="$lib" ASAN_OPTIONS=detect_leaks=1 \
+  timeout -k 10 240 "$tmp/test_capi" speak > "$tmp/capi.log" 2>&1 ||
+  fail "test_capi speak against the install (exit $?): $(tail -30 "$tmp/capi.log")"
 sed 's/^/test_capi: /' "$tmp/capi.log"
 
 # find_package(kokoro) with the static library.
