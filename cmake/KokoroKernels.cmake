@@ -106,7 +106,10 @@ function(kokoro_compute_libraries)
     set_target_properties(${t} PROPERTIES OUTPUT_NAME kokoro_compute SOVERSION 0 LIBRARY_OUTPUT_DIRECTORY ${out})
     # Bind the library's own definitions (the Eigen templates instantiated for this variant among them): a
     # caller's copy compiled for another level must never be picked for the library's inner calls.
-    target_link_options(${t} PRIVATE -Wl,-Bsymbolic-functions -Wl,--no-undefined)
+    target_link_options(${t} PRIVATE -Wl,-Bsymbolic-functions)
+    if(NOT KOKORO_SANITIZE)  # clang links no sanitizer runtime into shared libraries: their symbols stay undefined
+      target_link_options(${t} PRIVATE -Wl,--no-undefined)
+    endif()
     # Every variant alone in lib/kernels/<variant>/ (the default one by symlink) for the forced-family tests.
     if(NOT out STREQUAL ${lib_dir}/kernels/${variant})
       add_custom_command(TARGET ${t} POST_BUILD
