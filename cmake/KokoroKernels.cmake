@@ -25,15 +25,19 @@ else()
 endif()
 list(REMOVE_DUPLICATES KOKORO_KERNEL_VARIANTS)
 
+# -mtune of the portable variants: generic (what a package should be); a CPU name trades that for the same
+# instruction scheduling (and FMA contraction choices) as a -march=native build on that CPU.
+set(KOKORO_PORTABLE_TUNE "generic" CACHE STRING "-mtune of the portable build's compute variants")
+
 # Compiler flags of a variant, and whether its bf16 kernel files get AVX512-BF16.
 function(kokoro_variant_flags variant out_flags out_bf16)
   set(bf16 OFF)
   if(variant STREQUAL "native")
     set(flags -march=native)
   elseif(variant STREQUAL "x86-64")
-    set(flags -march=x86-64 -mtune=generic)
+    set(flags -march=x86-64 -mtune=${KOKORO_PORTABLE_TUNE})
   elseif(variant MATCHES "^x86-64-v[234]$")
-    set(flags -march=${variant} -mtune=generic)
+    set(flags -march=${variant} -mtune=${KOKORO_PORTABLE_TUNE})
     if(variant STREQUAL "x86-64-v4")
       set(bf16 ON)
     endif()
