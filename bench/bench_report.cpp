@@ -9,6 +9,7 @@
 
 #include "bench/flop_model.h"
 #include "core/error.h"
+#include "core/kernel_family.h"
 
 namespace kokoro::bench {
 
@@ -84,6 +85,7 @@ nlohmann::json to_json(const BenchResult& r, const ModelFile& model) {
   j["threads"] = r.threads;
   j["precision"] = r.precision;
   j["onednn_isa"] = r.onednn_isa;
+  j["kernel_family"] = kernel_family();
   j["load_ms"] = r.load_ms;
   j["frontend_load_ms"] = r.frontend_load_ms;
   j["peak_rss_mb"] = r.peak_rss_mb;
@@ -119,12 +121,12 @@ std::string to_table(const BenchResult& r, const ModelFile& model) {
   char line[256];
   const Totals t = totals(all(r), model);
   std::snprintf(line, sizeof line,
-                "kokoro-bench  mode %s  threads %d  precision %s  load %.0f ms (frontend %.0f ms)  peak RSS %.0f MB (model %.0f, "
+                "kokoro-bench  mode %s  threads %d  precision %s  kernels %s  load %.0f ms (frontend %.0f ms)  peak RSS %.0f MB (model %.0f, "
                 "+frontend %.0f)\n",
-                r.mode.c_str(), r.threads, r.precision.c_str(), r.load_ms, r.frontend_load_ms, r.peak_rss_mb, r.rss_after_load_mb,
+                r.mode.c_str(), r.threads, r.precision.c_str(), kernel_family(), r.load_ms, r.frontend_load_ms, r.peak_rss_mb, r.rss_after_load_mb,
                 r.rss_after_frontend_mb);
   o << line;
-  o << "oneDNN kernels (fp32 products): " << r.onednn_isa << "\n";
+  o << "oneDNN products: " << r.onednn_isa << "\n";
   if (r.peak.gflops_n > 0)
     std::snprintf(line, sizeof line, "GEMM peak (Eigen 1024^3): %.0f GFLOP/s on 1 thread, %.0f on %d\n", r.peak.gflops_1,
                   r.peak.gflops_n, r.peak.threads);

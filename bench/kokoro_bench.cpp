@@ -32,6 +32,7 @@
 #include "core/kernels.h"
 #include "core/onednn_matmul.h"
 #include "core/parallel.h"
+#include "core/kernel_family.h"
 #include "core/precision.h"
 
 using namespace kokoro;
@@ -170,6 +171,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   try {
+    check_requested_kernel_family();  // KOKORO_KERNELS: measure the family asked for, or say why not
     set_num_threads(threads);
     if (!precision_opt.empty()) set_precision(parse_precision(precision_opt, "--precision"));
     BenchResult r;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/precision.h"
 #if defined(__AVX512BF16__) && defined(__AVX512F__)
 #include <immintrin.h>
 #define KOKORO_HAVE_BF16 1
@@ -71,8 +72,10 @@ void rows_tail(int rows, const bf16_t* a, int64_t lda, int64_t pairs, const bf16
 void to_bf16(const float* src, bf16_t* dst, int64_t n) {
   int64_t i = 0;
 #ifdef KOKORO_HAVE_BF16
-  for (; i + 16 <= n; i += 16)
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(src + i)));
+  // The x86-64-v4 kernels also run on AVX-512 CPUs without BF16 (docs/architecture.md): ask the CPU.
+  if (bf16_supported())
+    for (; i + 16 <= n; i += 16)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(src + i)));
 #endif
   for (; i < n; ++i) dst[i] = round_to_bf16(src[i]);
 }
@@ -116,6 +119,7 @@ void gemm_bf16(const bf16_t* a, int64_t lda, int64_t M, int64_t K, const bf16_t*
     throw Error("gemm_bf16: K = " + std::to_string(K) + " must be even and N = " + std::to_string(N) +
                 " a multiple of 16");
 #ifdef KOKORO_HAVE_BF16
+  if (!bf16_supported()) throw Error("gemm_bf16: this CPU has no AVX512-BF16 (avx512_bf16 in /proc/cpuinfo)");
   const int64_t pairs = K / 2, ps = pairs * 32;  // panel stride in elements
   constexpr int MR = 12;
   int64_t n0 = 0;
@@ -134,7 +138,8 @@ void gemm_bf16(const bf16_t* a, int64_t lda, int64_t M, int64_t K, const bf16_t*
   }
 #else
   (void)a, (void)lda, (void)M, (void)b_packed, (void)c, (void)ldc;
-  throw Error("gemm_bf16: this build has no AVX512-BF16 (build with -march=native on a CPU that has it)");
+  throw Error("gemm_bf16: these kernels have no AVX512-BF16 (the x86-64-v4 family or a -march=native build on a "
+              "CPU that has it)");
 #endif
 }
 

@@ -11,8 +11,8 @@ namespace {
 
 void require_supported(Precision p, const std::string& origin) {
   if (p != Precision::fp32 && !bf16_supported())
-    throw Error(origin + ": bf16 needs AVX512-BF16 (avx512_bf16 in /proc/cpuinfo and a build with -march=native "
-                "on such a CPU); use fp32");
+    throw Error(origin + ": bf16 needs AVX512-BF16 (avx512_bf16 in /proc/cpuinfo, and the x86-64-v4 kernels or a "
+                "-march=native build on such a CPU); use fp32");
 }
 
 Precision initial_precision() {

@@ -123,7 +123,7 @@ inline void transpose16(const float* src, int64_t lds, float* dst, int64_t ldd) 
 // Transposes a [rows, cols] block of a row-major matrix with leading dimension ld_src into dst [cols, rows]
 // (leading dimension rows): 16 x 16 register tiles, scalar edges.
 void transpose_block(const float* src, int64_t ld_src, int64_t rows, int64_t cols, float* dst) {
-  constexpr int64_t B = 16;
+  [[maybe_unused]] constexpr int64_t B = 16;  // the AVX-512 tile (the x86-64-v3 and baseline variants go scalar)
   int64_t r_full = 0, c_full = 0;
 #ifdef __AVX512F__
   r_full = rows / B * B;

@@ -1,7 +1,8 @@
 # cpack -G DEB: one Debian package, kokoro-rt, with the programs, libkokoro, its header, pkg-config and CMake
 # files and the assets; not the model, which `kokoro-fetch-model` (run as root after installing) fetches and
 # converts into /usr/share/kokoro-rt. Build it with scripts/package-deb, which configures a separate tree
-# with -DKOKORO_PORTABLE=ON (no -march=native: the package runs on any x86-64) and CMAKE_INSTALL_PREFIX=/usr.
+# with -DKOKORO_PORTABLE=ON (no -march=native: the package runs on any x86-64, with the compute library's
+# AVX2 and AVX-512 variants picked by the loader) and CMAKE_INSTALL_PREFIX=/usr.
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME kokoro-rt)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})

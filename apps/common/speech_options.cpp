@@ -7,6 +7,7 @@
 #include "core/assets.h"
 #include "core/model_file.h"
 #include "core/parallel.h"
+#include "core/kernel_family.h"
 #include "core/precision.h"
 #include "realtime/audio_sink.h"
 
@@ -106,7 +107,7 @@ SpeakerOptions speaker_options(const SpeechOptions& o) {
 }
 
 std::string describe_speech(const SpeechOptions& o) {
-  return "mode " + o.mode + ", precision " + precision_name(precision());
+  return "mode " + o.mode + ", precision " + precision_name(precision()) + ", kernels " + kernel_family();
 }
 
 }  // namespace kokoro::app

@@ -58,7 +58,7 @@ SpeechEngine load_speech_engine(const SpeechOptions& options);
 void setup_logging(const char* app_name, bool verbose);
 
 // Speaker settings that follow from the options (speed, phoneme input, seed, synthesis mode).
-// One line for the start-up message: "mode slice, precision bf16".
+// One line for the start-up message: "mode slice, precision bf16, kernels x86-64-v4+bf16".
 std::string describe_speech(const SpeechOptions& options);
 SpeakerOptions speaker_options(const SpeechOptions& options);
 
