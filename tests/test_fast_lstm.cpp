@@ -72,7 +72,9 @@ TEST_P(FastLstm, MatchesDoubleAndBaseline) {
     }
   std::printf("bilstm %d thread(s): max |d| vs double %.2e, vs baseline %.2e\n", GetParam(), worst, worst_base);
   EXPECT_LE(worst, 1e-5);  // h is in (-1, 1); fp32 sums of ~900 products
-  EXPECT_LE(worst_base, 1e-6);
+  // The input projections are oneDNN's GEMM here and Eigen's in the baseline: same fp32 math, another
+  // summation order (measured 2.3e-6). Accuracy itself is the bound against double above.
+  EXPECT_LE(worst_base, 1e-5);
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, FastLstm, ::testing::Values(1, 2));
