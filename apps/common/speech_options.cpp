@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <cstdlib>
 
 #include "core/assets.h"
@@ -9,6 +10,7 @@
 #include "core/parallel.h"
 #include "core/kernel_family.h"
 #include "core/precision.h"
+#include "frontend/vocab.h"
 #include "realtime/audio_sink.h"
 
 namespace kokoro::app {
@@ -108,6 +110,18 @@ SpeakerOptions speaker_options(const SpeechOptions& o) {
 
 std::string describe_speech(const SpeechOptions& o) {
   return "mode " + o.mode + ", precision " + precision_name(precision()) + ", kernels " + kernel_family();
+}
+
+double warm_up(const SpeechEngine& engine) {
+  const auto t0 = std::chrono::steady_clock::now();
+  // About 2.5 s of speech: long enough that every kernel takes the path a real sentence takes.
+  const auto segments = engine.frontend->segment("One moment, please: the voice is getting ready to speak.");
+  const Vocab vocab = Vocab::from_config(engine.synthesizer->model().config(), engine.synthesizer->model().path());
+  for (const auto& seg : segments) {
+    const std::vector<int64_t> ids = tokenize(seg.phonemes, vocab);
+    if (!ids.empty()) engine.synthesizer->synthesize(ids, engine.voice, 1.0f, static_cast<int64_t>(ids.size()));
+  }
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace kokoro::app

@@ -53,6 +53,12 @@ struct SpeechEngine {
 std::shared_ptr<const Frontend> load_frontend(const SpeechOptions& options, const std::string& assets_dir);
 // Everything: assets, frontend, voice, model (also sets the compute thread count and the precision).
 SpeechEngine load_speech_engine(const SpeechOptions& options);
+// Synthesizes one short sentence and drops the audio, so that the once-per-model work (bf16 packing and
+// transposes of the weights, oneDNN's kernels, the first read of the model's pages) happens now and not in
+// the first utterance. For long-running programs: kokoro-jack's first audio on issue 16's paragraph went from
+// 1334 to 939 ms with it (docs/streaming.md).
+// Returns the milliseconds it took.
+double warm_up(const SpeechEngine& engine);
 
 // spdlog at warn (debug with -v), lines prefixed "<app>: <level>: " like the apps' own messages.
 void setup_logging(const char* app_name, bool verbose);

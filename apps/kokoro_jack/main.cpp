@@ -8,6 +8,7 @@
 // take turns. Without --fifo, the end of standard input ends the program once everything is spoken; with
 // --fifo it runs until SIGINT/SIGTERM. If the JACK server goes away, kokoro-jack says so and exits with
 // status 3, or with --reconnect waits for the server to come back (retrying every second).
+#include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 #include <fcntl.h>
 #include <poll.h>
@@ -154,6 +155,8 @@ std::string sources_text(bool stdin_open, const Fifo* fifo) {
 
 int run(const Options& o) {
   const kokoro::app::SpeechEngine engine = kokoro::app::load_speech_engine(o.speech);
+  // A long-running client: the first line should start as fast as the later ones (see warm_up).
+  spdlog::debug("warm-up: {:.0f} ms", kokoro::app::warm_up(engine));
   std::unique_ptr<Fifo> fifo;
   if (!o.fifo.empty()) fifo = std::make_unique<Fifo>(o.fifo);
   const std::string server = o.server.empty() ? (std::getenv("JACK_DEFAULT_SERVER") ? std::getenv("JACK_DEFAULT_SERVER") : "default") : o.server;
