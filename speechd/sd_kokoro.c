@@ -579,6 +579,11 @@ static void cmd_list_voices(void) {
   pthread_mutex_unlock(&g_out);
 }
 
+static int discard_audio(const float* samples, size_t n, void* user) {
+  (void)samples, (void)n, (void)user;
+  return 0;
+}
+
 int main(int argc, char** argv) {
   kokoro_config cfg;
   pthread_t speaker;
@@ -613,6 +618,10 @@ int main(int argc, char** argv) {
     send_line("399-kokoro: %s\n399 ERR CANT INIT MODULE", one_line);
     return 1;
   }
+  /* One short, unheard sentence: the engine prepares its weights for the kernels now (bf16 packing, oneDNN
+   * kernels, the model's pages), so that the first message the user hears starts as fast as the later ones. */
+  if (kokoro_speak(g_engine, "Ready.", NULL, discard_audio, NULL, NULL) != KOKORO_OK)
+    log_line("warm-up failed (not fatal): %s", kokoro_last_error());
   log_line("loaded kokoro %s, %zu voices", kokoro_version(), g_n_voices);
   send_line("299-kokoro %s: %zu voices\n299 OK LOADED SUCCESSFULLY", kokoro_version(), g_n_voices);
   if (pthread_create(&speaker, NULL, speech_thread, NULL) != 0) return 1;
