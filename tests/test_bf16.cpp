@@ -158,6 +158,20 @@ struct RelError {
   double max, rms;  // max |d| / max |y_fp32|, rms(d) / rms(y_fp32)
 };
 
+// |y16 - y32| relative to y32: max over max, and RMS over RMS.
+RelError relative_error(const Tensor& y16, const Tensor& y32) {
+  EXPECT_EQ(y16.shape(), y32.shape());
+  double worst = 0, scale = 0, d2 = 0, y2 = 0;
+  for (int64_t i = 0; i < std::min(y32.numel(), y16.numel()); ++i) {
+    const double d = double(y16[i]) - y32[i];
+    worst = std::max(worst, std::abs(d));
+    scale = std::max(scale, double(std::abs(y32[i])));
+    d2 += d * d;
+    y2 += double(y32[i]) * y32[i];
+  }
+  return {worst / scale, std::sqrt(d2 / y2)};
+}
+
 // bf16 against fp32 for one Winograd convolution ("same" padding).
 RelError winograd_bf16_error(const ConvCase& c, const TensorView& w, const TensorView& b, const Tensor& x) {
   const int pad = static_cast<int>(c.dilation * (c.k - 1) / 2);
@@ -168,16 +182,7 @@ RelError winograd_bf16_error(const ConvCase& c, const TensorView& w, const Tenso
   set_precision(Precision::bf16);
   conv1d_winograd(x, w, &b, pad, c.dilation, tr, y16);
   set_precision(Precision::fp32);
-  EXPECT_EQ(y16.shape(), y32.shape());
-  double worst = 0, scale = 0, d2 = 0, y2 = 0;
-  for (int64_t i = 0; i < y32.numel(); ++i) {
-    const double d = double(y16[i]) - y32[i];
-    worst = std::max(worst, std::abs(d));
-    scale = std::max(scale, double(std::abs(y32[i])));
-    d2 += d * d;
-    y2 += double(y32[i]) * y32[i];
-  }
-  return {worst / scale, std::sqrt(d2 / y2)};
+  return relative_error(y16, y32);
 }
 
 }  // namespace
@@ -232,20 +237,13 @@ TEST(Bf16, DirectConvolutionWithinBf16ToleranceOfFp32AtDecoderShapes) {
     SCOPED_TRACE(std::to_string(c.in) + " -> " + std::to_string(c.out) + ", k " + std::to_string(c.k) + ", T " +
                  std::to_string(c.T) + ", padding " + std::to_string(c.padding));
     ASSERT_EQ(y16.shape(), y32.shape());
-    double worst = 0, scale = 0, d2 = 0, y2 = 0;
-    for (int64_t i = 0; i < y32.numel(); ++i) {
-      const double d = double(y16[i]) - y32[i];
-      worst = std::max(worst, std::abs(d));
-      scale = std::max(scale, double(std::abs(y32[i])));
-      d2 += d * d;
-      y2 += double(y32[i]) * y32[i];
-    }
+    const RelError err = relative_error(y16, y32);
     std::printf("direct bf16 vs fp32, %lld -> %lld, k %lld, T %lld: max %.2e, rms %.2e (relative)\n",
                 static_cast<long long>(c.in), static_cast<long long>(c.out), static_cast<long long>(c.k),
-                static_cast<long long>(c.T), worst / scale, std::sqrt(d2 / y2));
-    EXPECT_LT(worst / scale, 2e-2);
-    EXPECT_LT(std::sqrt(d2 / y2), 1e-2);
-    EXPECT_GT(std::sqrt(d2 / y2), 1e-6) << "identical to fp32: the bf16 path did not run";
+                static_cast<long long>(c.T), err.max, err.rms);
+    EXPECT_LT(err.max, 2e-2);
+    EXPECT_LT(err.rms, 1e-2);
+    EXPECT_GT(err.rms, 1e-6) << "identical to fp32: the bf16 path did not run";
     if (c.T + 2 * c.padding - (c.k - 1) < 128 || c.in * c.out > 512 * 512)  // no Winograd: conv1d goes here
       for (int64_t i = 0; i < y16.numel(); ++i) ASSERT_EQ(via_conv1d[i], y16[i]) << "conv1d did not take the bf16 path";
   }

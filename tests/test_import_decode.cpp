@@ -12,21 +12,14 @@
 #include "core/import/npy.h"
 #include "core/import/state_dict.h"
 #include "core/import/tensor_decode.h"
+#include "tests/test_util.h"
 
 using namespace kokoro;
 using namespace kokoro::ckpt;
 
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no error";
-  return "";
-}
+using kokoro::test::error_of;
 
 // binary16 from its definition, independently of the bit-twiddling under test.
 double half_reference(uint16_t h) {

@@ -10,12 +10,15 @@
 #include "core/error.h"
 #include "core/import/torch_archive.h"
 #include "tests/checkpoint_fixtures.h"
+#include "tests/test_util.h"
 
 using namespace kokoro;
 using namespace kokoro::ckpt;
 using namespace std::string_literals;
 
 namespace {
+
+using kokoro::test::error_of;
 
 // Builds pickle byte streams opcode by opcode (protocol 2, as torch.save writes them).
 struct Pickle {
@@ -48,16 +51,6 @@ struct Pickle {
 
 Unpickled run(const std::string& bytes) {
   return unpickle(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "test.pkl");
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no error";
-  return "";
 }
 
 // Storage k holds floats k*100 + i.

@@ -20,6 +20,8 @@
 namespace kokoro::en {
 namespace {
 
+using kokoro::test::error_of;
+
 std::string lexicon_dir() { return find_assets_dir() + "/lexicons"; }
 
 void expect_same(const LexiconEntry& want, const std::optional<LexiconEntry>& got, const std::u32string& key) {
@@ -76,16 +78,6 @@ void write_small_json(const std::string& dir, const std::string& extra = "") {
   std::ofstream(dir + "/us_silver.json") << R"({"zebra": "zˈibɹə"})";
 }
 
-std::string expect_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no error";
-  return "";
-}
-
 TEST(LexiconBinary, SmallDictionaryWithGrownVariants) {
   test::TempDir dir;
   write_small_json(dir.path());
@@ -111,13 +103,13 @@ TEST(LexiconBinary, DamagedFilesAreErrorsNamingTheFile) {
   const std::string path = dir.file("bad.kolex");
   auto open_with = [&](std::vector<uint8_t> bytes) {
     test::write_bytes(path, std::vector<char>(bytes.begin(), bytes.end()));
-    return expect_error([&] { BinaryLexicon::open(path); });
+    return error_of([&] { BinaryLexicon::open(path); });
   };
   auto expect_named = [&](const std::string& msg, const std::string& what) {
     EXPECT_NE(msg.find(path), std::string::npos) << msg;
     EXPECT_NE(msg.find(what), std::string::npos) << msg;
   };
-  const std::string missing = expect_error([&] { BinaryLexicon::open(dir.file("missing.kolex")); });
+  const std::string missing = error_of([&] { BinaryLexicon::open(dir.file("missing.kolex")); });
   EXPECT_NE(missing.find(dir.file("missing.kolex")), std::string::npos) << missing;
   expect_named(open_with({image.begin(), image.end() - 7}), "truncated");
   expect_named(open_with({image.begin(), image.begin() + 40}), "truncated");
@@ -200,7 +192,7 @@ TEST_F(LexiconLoad, DamagedBinaryBesideTheJsonIsAnError) {
   image.resize(image.size() / 2);
   const std::string path = lex_.path() + "/us.kolex";
   test::write_bytes(path, std::vector<char>(image.begin(), image.end()));
-  const std::string msg = expect_error([&] { LexiconData::load(lex_.path(), false); });
+  const std::string msg = error_of([&] { LexiconData::load(lex_.path(), false); });
   EXPECT_NE(msg.find(path), std::string::npos) << msg;
   EXPECT_NE(msg.find("truncated"), std::string::npos) << msg;
 }
@@ -215,7 +207,7 @@ TEST_F(LexiconLoad, BinaryAloneIsUsedAndNothingAtAllIsAnError) {
     EXPECT_EQ(data->dicts->find(BinaryLexicon::gold, U"cat")->plain, U"kˈæt");
   }
   std::filesystem::remove(lex_.path() + "/us.kolex");
-  const std::string msg = expect_error([&] { LexiconData::load(lex_.path(), false); });
+  const std::string msg = error_of([&] { LexiconData::load(lex_.path(), false); });
   EXPECT_NE(msg.find("us_gold.json"), std::string::npos) << msg;
   EXPECT_NE(msg.find("us.kolex"), std::string::npos) << msg;
   EXPECT_EQ(cached_files(), 0u);

@@ -1,11 +1,16 @@
-// Helpers shared by tests: scratch directories and byte-level file edits.
+// Helpers shared by tests: scratch directories, byte-level file edits, the message of an expected error.
 #pragma once
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <unistd.h>
 #include <vector>
+
+#include "core/error.h"
 
 namespace kokoro::test {
 
@@ -36,6 +41,17 @@ inline std::vector<char> read_bytes(const std::string& path) {
 inline void write_bytes(const std::string& path, const std::vector<char>& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// What kokoro::Error f throws says; a test failure (and "") when it throws nothing.
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no error";
+  return "";
 }
 
 }  // namespace kokoro::test
