@@ -300,7 +300,10 @@ TEST(SpscRingStress, TwoThreadsRandomBurstsKeepSequenceAndChecksum) {
 
 // A 16-slot ring with bursts of 1..24: a wrap-around every few items and constant contention on the indices.
 TEST(SpscRingStress, TinyRingManyIndexUpdates) {
-  const uint64_t total = std::max<uint64_t>(stress_items() / 10, 100'000);
+  // Every 16 items need a hand-over between the threads (a yield when the ring is full or empty). Idle, 10^7
+  // items took 0.5 s; on a machine loaded 9-13 each yield can cost a scheduler slice and the run exceeded its
+  // 10-minute limit. 10^5 items are still 6,250 wrap-arounds of both indices.
+  const uint64_t total = std::max<uint64_t>(stress_items() / 1000, 100'000);
   const StressResult r = run_stress(total, 16, 24);
   EXPECT_EQ(r.mismatches, 0u);
   EXPECT_EQ(r.received, total);
