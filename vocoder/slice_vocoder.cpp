@@ -52,13 +52,15 @@ void SliceVocoder::begin(const Tensor& x, const float* f0, const float* style, N
 }
 
 void SliceVocoder::ensure_harmonics(int64_t columns) {
-  // F0 frames go in 16 at a time (0.2 s): the streams emit what is final, i.e. slightly less than pushed.
-  constexpr int64_t kFramesPerPush = 16;
+  // The frames the asked columns need plus two (the streams hold back what the next frame still changes), in
+  // one push: appending columns copies har_, so one push per slice rather than per few frames.
+  constexpr int64_t kLookaheadFrames = 2;
   while (har_.dim(1) < columns) {
     if (f0_pushed_ >= T_)
       throw Error("slice vocoder: " + std::to_string(columns) + " harmonic columns asked for, the segment has " +
                   std::to_string(har_.dim(1)));
-    const int64_t n = std::min(kFramesPerPush, T_ - f0_pushed_);
+    const int64_t wanted = (columns + har_per_col_ - 1) / har_per_col_ + kLookaheadFrames;
+    const int64_t n = std::clamp<int64_t>(wanted - f0_pushed_, 1, T_ - f0_pushed_);
     const bool last = f0_pushed_ + n == T_;
     sine_->push(f0_ + f0_pushed_, n, last, excitation_);
     f0_pushed_ += n;
