@@ -235,9 +235,11 @@ void BM_conv_transpose1d(benchmark::State& state) {
 BENCHMARK(BM_conv_transpose1d)->ArgsProduct({{0, 1}, {1, 2}})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // The prosody predictor's BiLSTM shape: 640 inputs, 256 hidden per direction, 60 steps.
-// args: implementation (0 baseline, 1 current), threads
+// args: implementation (0 baseline, 1 current, 2 current in bf16: W_hh packed to bf16 once), threads
 void BM_bilstm(benchmark::State& state) {
   const bool baseline = state.range(0) == 0;
+  if (state.range(0) == 2 && !bf16_supported()) return state.SkipWithError("no AVX512-BF16 on this CPU");
+  const ScopedKernelPrecision precision(state.range(0) == 2 ? Precision::bf16 : Precision::fp32);
   set_num_threads(static_cast<int>(state.range(1)));
   const int64_t in = 640, H = 256, T = 60;
   std::vector<float> wih(4 * H * in), whh(4 * H * H), bih(4 * H, 0.01f), bhh(4 * H, 0.01f);
@@ -245,6 +247,9 @@ void BM_bilstm(benchmark::State& state) {
   std::normal_distribution<float> n(0, 0.05f);
   for (auto& v : wih) v = n(rng);
   for (auto& v : whh) v = n(rng);
+  // As weights of a model: prepared forms (transposed, bf16-packed) are made once, outside the timing.
+  register_weight_region(whh.data(), whh.size() * sizeof(float));
+  register_weight_region(wih.data(), wih.size() * sizeof(float));
   const LstmWeights lw{{wih.data(), {4 * H, in}}, {whh.data(), {4 * H, H}}, {bih.data(), {4 * H}}, {bhh.data(), {4 * H}}};
   Tensor x({T, in}), y;
   for (int64_t i = 0; i < x.numel(); ++i) x[i] = n(rng);
@@ -255,10 +260,12 @@ void BM_bilstm(benchmark::State& state) {
       bilstm(x, lw, lw, y);
     benchmark::DoNotOptimize(y.data());
   }
-  state.SetLabel(baseline ? "baseline" : "parallel+vectorised");
+  unregister_weight_region(whh.data());
+  unregister_weight_region(wih.data());
+  state.SetLabel(baseline ? "baseline" : state.range(0) == 2 ? "parallel+vectorised, bf16 recurrence" : "parallel+vectorised");
   state.counters["us_per_step"] = benchmark::Counter(T, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
-BENCHMARK(BM_bilstm)->ArgsProduct({{0, 1}, {1, 2}})->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_bilstm)->ArgsProduct({{0, 1, 2}, {1, 2}})->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // AdaIN (instance norm + style affine) then Snake on the stage-1 activation shape.
 void BM_adain_snake(benchmark::State& state) {

@@ -121,6 +121,16 @@ void gemm_bf16(const bf16_t* a, int64_t lda, int64_t M, int64_t K, const bf16_t*
 #ifdef KOKORO_HAVE_BF16
   if (!bf16_supported()) throw Error("gemm_bf16: this CPU has no AVX512-BF16 (avx512_bf16 in /proc/cpuinfo)");
   const int64_t pairs = K / 2, ps = pairs * 32;  // panel stride in elements
+  if (M <= 2) {
+    // Matrix-vector products (an LSTM step): one row has too few accumulators to hide vdpbf16ps' latency
+    // with two panels; eight panels give eight independent chains.
+    for (int64_t m = 0; m < M; ++m) {
+      int64_t n0 = 0;
+      for (; n0 + 128 <= N; n0 += 128) micro_kernel<1, 8>(a + m * lda, lda, pairs, b_packed + (n0 / 16) * ps, ps, c + m * ldc + n0, ldc);
+      for (; n0 < N; n0 += 16) micro_kernel<1, 1>(a + m * lda, lda, pairs, b_packed + (n0 / 16) * ps, ps, c + m * ldc + n0, ldc);
+    }
+    return;
+  }
   constexpr int MR = 12;
   int64_t n0 = 0;
   // 32 columns (two panels) at a time: 24 accumulators; a last odd panel runs alone.

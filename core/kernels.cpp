@@ -413,6 +413,21 @@ void bilstm(const Tensor& x, const LstmWeights& fwd, const LstmWeights& bwd, Ten
   // are one GEMM (fp32 on oneDNN, W_ih^T prepared once per model); each step is then a [4H, H] matrix-vector
   // product and the gates, vectorised.
   const std::shared_ptr<const std::vector<float>> wih_t[2] = {transposed_weight(fwd.w_ih), transposed_weight(bwd.w_ih)};
+  // In bf16 the recurrence's W_hh^T is packed to bf16 once per model: 512 KB per direction stays in a
+  // core's L2, where the fp32 matrix (1 MB) is re-read from L3 at every step; the steps are the text side's
+  // critical path.
+  std::shared_ptr<const std::vector<bf16_t>> whh_bf16[2];
+  if (kernel_precision() != Precision::fp32 && (4 * H) % 16 == 0 && H % 2 == 0)
+    for (int dir = 0; dir < 2; ++dir) {
+      const TensorView& whh = (dir == 0 ? fwd : bwd).w_hh;
+      auto pack = [&] {
+        auto p = std::make_shared<std::vector<bf16_t>>(static_cast<size_t>(packed_b_bf16_size(H, 4 * H)));
+        pack_bt_bf16(whh.data, H, H, 4 * H, p->data());
+        return std::shared_ptr<const std::vector<bf16_t>>(p);
+      };
+      whh_bf16[dir] = cached_weights_as<std::vector<bf16_t>>(whh.data, "lstm-whh-bf16 " + shape_to_string(whh.shape), pack);
+      if (!whh_bf16[dir]) whh_bf16[dir] = pack();
+    }
   const int64_t in = x.dim(1);
   parallel_for(2, [&](int64_t dir) {
     const LstmWeights& w = dir == 0 ? fwd : bwd;
@@ -421,10 +436,16 @@ void bilstm(const Tensor& x, const LstmWeights& fwd, const LstmWeights& bwd, Ten
     G.rowwise() += (w.b_ih.vector() + w.b_hh.vector()).transpose();
     Eigen::VectorXf h = Eigen::VectorXf::Zero(H), g(4 * H);
     Eigen::ArrayXf c = Eigen::ArrayXf::Zero(H);
+    std::vector<bf16_t> hb(whh_bf16[dir] ? static_cast<size_t>(H) : 0);
     const auto Whh = w.w_hh.matrix();
     for (int64_t s = 0; s < T; ++s) {
       const int64_t t = dir == 0 ? s : T - 1 - s;
-      g.noalias() = Whh * h;
+      if (whh_bf16[dir]) {
+        to_bf16(h.data(), hb.data(), H);
+        gemm_bf16(hb.data(), H, 1, H, whh_bf16[dir]->data(), 4 * H, g.data(), 4 * H);
+      } else {
+        g.noalias() = Whh * h;
+      }
       g += G.row(t).transpose();
       auto a = g.array();
       const Eigen::ArrayXf i = (1.0f + (-a.segment(0, H)).exp()).inverse();
