@@ -318,8 +318,8 @@ kokoro_engine* kokoro_open(const kokoro_config* config) {
       if (c.precision) kokoro::set_precision(kokoro::parse_precision(c.precision, "kokoro_config.precision"));
       else if (const char* env = std::getenv("KOKORO_PRECISION"); env && *env)
         kokoro::set_precision(kokoro::parse_precision(env, "KOKORO_PRECISION"));
-      else if (kokoro::bf16_supported())
-        kokoro::set_precision(kokoro::Precision::bf16);  // as kokoro-say: same durations and F0, ~1.6x faster
+      else
+        kokoro::set_precision(kokoro::recommended_precision());  // as kokoro-say: bf16-all where the CPU has it
       kokoro::set_num_threads(c.threads ? c.threads : 2);
       const std::string model = kokoro::default_model_path(c.model_path ? c.model_path : "");
       try {

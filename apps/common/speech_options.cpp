@@ -34,9 +34,10 @@ void add_speech_options(CLI::App& app, SpeechOptions& o) {
   app.add_option("--threads", o.threads, "Compute threads")->check(CLI::Range(1, 64))->capture_default_str();
   app.add_option("--precision", o.precision,
                  "Arithmetic of the largest products: fp32 (identical to the reference), bf16 (vocoder "
-                 "convolutions in bf16, AVX512-BF16 CPUs only, ~1.6x faster, same durations and F0) or bf16-all (the "
-                 "acoustic model too; docs/benchmarks.md has their fidelity). Default: $KOKORO_PRECISION, then bf16 "
-                 "where the CPU has it, else fp32")
+                 "convolutions in bf16, AVX512-BF16 CPUs only, same durations and F0 as fp32) or bf16-all (the "
+                 "acoustic model too: ~1.9x faster than fp32, a duration moves by a frame now and then; "
+                 "docs/benchmarks.md has their fidelity). Default: $KOKORO_PRECISION, then bf16-all where the CPU "
+                 "has it, else fp32")
       ->check(CLI::IsMember({"fp32", "bf16", "bf16-all"}));
   app.add_option("--seed", o.seed, "Noise seed (same seed, same audio)")->capture_default_str();
   app.add_option("--first-words", o.first_words, "Cut the first segment of an utterance after N words (0: never; a cut changes the sentence's prosody)")->capture_default_str();
@@ -71,8 +72,8 @@ SpeechEngine load_speech_engine(const SpeechOptions& o) {
   set_num_threads(o.threads);
   if (!o.precision.empty())
     set_precision(parse_precision(o.precision, "--precision"));
-  else if (!std::getenv("KOKORO_PRECISION") && bf16_supported())
-    set_precision(Precision::bf16);  // transparent (docs/benchmarks.md) and ~1.6x faster; fp32 is one flag away
+  else if (!std::getenv("KOKORO_PRECISION"))
+    set_precision(recommended_precision());  // bf16-all where the CPU has it; fp32 is one flag away
   const std::string model = default_model_path(o.model);
   try {
     e.synthesizer = std::make_shared<const Synthesizer>(ModelFile::open(model));
