@@ -350,3 +350,26 @@ TEST(Bf16, LstmWithinBf16ToleranceOfFp32AtProsodyShape) {
   EXPECT_LT(worst, 2e-2);
   EXPECT_GT(worst, 1e-6) << "identical to fp32: the bf16 recurrence did not run";
 }
+
+TEST(Bf16, PackingFollowsThePanelLayout) {
+  // B [K, N] with K odd (the last pair padded with zero), and W = B^T packed by pack_bt_bf16: both give
+  // panel p, pair kp, column j, half h = bf16(B[2 kp + h][16 p + j]), each value rounded as to_bf16 does.
+  const int64_t K = 37, N = 48, pairs = (K + 1) / 2;
+  const auto b = randn(static_cast<size_t>(K * N), 31);
+  std::vector<float> w(static_cast<size_t>(N * K));
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t n = 0; n < N; ++n) w[n * K + k] = b[k * N + n];
+  std::vector<bf16_t> from_b(packed_b_bf16_size(K, N), 0xffff), from_w(packed_b_bf16_size(K, N), 0xffff);
+  pack_b_bf16(b.data(), N, K, N, from_b.data());
+  pack_bt_bf16(w.data(), K, K, N, from_w.data());
+  for (int64_t p = 0; p < N / 16; ++p)
+    for (int64_t kp = 0; kp < pairs; ++kp)
+      for (int64_t j = 0; j < 16; ++j)
+        for (int64_t h = 0; h < 2; ++h) {
+          const int64_t k = 2 * kp + h, at = p * pairs * 32 + kp * 32 + j * 2 + h;
+          bf16_t expected = 0;
+          if (k < K) to_bf16(&b[k * N + p * 16 + j], &expected, 1);
+          ASSERT_EQ(from_b[at], expected) << "pack_b_bf16 p " << p << " k " << k << " j " << j;
+          ASSERT_EQ(from_w[at], expected) << "pack_bt_bf16 p " << p << " k " << k << " j " << j;
+        }
+}
