@@ -183,3 +183,22 @@ TEST(JapaneseFrontend, WordSpansPointAtTheText) {
 }
 
 }  // namespace
+
+#include "frontend/voice_language.h"
+
+namespace {
+
+TEST(VoiceLanguage, FromTheVoiceName) {
+  EXPECT_EQ(kokoro::language_for_voice("jf_alpha"), "ja");
+  EXPECT_EQ(kokoro::language_for_voice("jm_kumo"), "ja");
+  EXPECT_EQ(kokoro::language_for_voice("af_heart"), "en-us");
+  EXPECT_EQ(kokoro::language_for_voice("bm_george"), "en-gb");
+  EXPECT_EQ(kokoro::language_for_voice("ff_siwis"), "fr-fr");
+  EXPECT_EQ(kokoro::language_for_voice("zf_xiaobei"), "zh");
+  EXPECT_EQ(kokoro::language_for_voice("jf_alpha:0.6,af_heart:0.4"), "ja");  // a blend: its first voice
+  EXPECT_EQ(kokoro::language_for_voice("/voices/jf_nezumi.bin"), "ja");
+  EXPECT_EQ(kokoro::language_for_voice("my_voice.bin"), "");
+  EXPECT_EQ(kokoro::language_for_voice("x"), "");
+}
+
+}  // namespace
