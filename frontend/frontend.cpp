@@ -99,7 +99,8 @@ Frontend::Frontend(const FrontendOptions& options) : impl_(std::make_unique<Impl
       g2p_options.user = en::UserLexicon::load(options.lexicon_file, options.lexicon_entries);
     impl_->en_g2p = std::make_unique<en::G2P>(std::move(data), std::move(fallback), std::move(g2p_options));
   } else if (impl_->language.japanese) {
-    impl_->ja_g2p = std::make_unique<ja::G2P>();
+    const std::string assets = find_assets_dir(options.assets_dir);
+    impl_->ja_g2p = std::make_unique<ja::G2P>("", Vocab::load(assets + "/config.json"));
   } else {
     impl_->other_g2p = std::make_unique<EspeakLanguageG2P>(impl_->language.espeak);
   }

@@ -251,7 +251,8 @@ bool is_spoken(const std::u32string& ps) {
 
 }  // namespace
 
-G2P::G2P(const std::string& dir) : dict_(std::make_shared<Dictionary>(dir.empty() ? find_data_dir() : dir)) {}
+G2P::G2P(const std::string& dir, std::optional<Vocab> symbols)
+    : dict_(std::make_shared<Dictionary>(dir.empty() ? find_data_dir() : dir)), symbols_(std::move(symbols)) {}
 
 G2P::~G2P() = default;
 
@@ -280,8 +281,27 @@ std::vector<Unit> G2P::phonemize_line(const std::vector<utf8::CodePoint>& line) 
     }
     units.back().phonemes.push_back(t.c);
   }
-  for (auto& u : units) u.is_word = is_spoken(u.phonemes);
-  return units;
+  // Words read from one written form (a number: "2024" -> ɲi seɴ ɲiʥɨːjoɴ) are one word for timestamps.
+  std::vector<Unit> merged;
+  for (auto& u : units) {
+    if (symbols_) {
+      std::erase_if(u.phonemes, [&](char32_t c) { return c != U' ' && !symbols_->id(c); });
+      if (u.phonemes.empty()) {
+        if (!merged.empty()) merged.back().space_after = merged.back().space_after || u.space_after;
+        continue;
+      }
+    }
+    u.is_word = is_spoken(u.phonemes);
+    Unit* prev = merged.empty() ? nullptr : &merged.back();
+    if (prev && prev->is_word && u.is_word && prev->text_begin == u.text_begin && prev->text_end == u.text_end) {
+      if (prev->space_after) prev->phonemes.push_back(U' ');
+      prev->phonemes += u.phonemes;
+      prev->space_after = u.space_after;
+      continue;
+    }
+    merged.push_back(std::move(u));
+  }
+  return merged;
 }
 
 std::u32string G2P::phonemize(std::string_view text) const {

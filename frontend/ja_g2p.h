@@ -9,12 +9,14 @@
 // Output has no accent or pitch marks (the cutlet path emits none).
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "frontend/chunker.h"
 #include "frontend/utf8.h"
+#include "frontend/vocab.h"
 
 namespace kokoro::ja {
 
@@ -23,7 +25,10 @@ class Dictionary;
 class G2P {
  public:
   // dir: the Japanese data directory; empty: find_data_dir(). Throws kokoro::Error.
-  explicit G2P(const std::string& dir = "");
+  // With `symbols`, phonemize_line keeps only the model's symbols: misaki passes Latin text through as
+  // written ("iPhone"), and letters the vocabulary lacks (B, C, g, ...) would otherwise be dropped only at
+  // tokenization, after word spans were counted in code points. The model receives the same tokens.
+  explicit G2P(const std::string& dir = "", std::optional<Vocab> symbols = std::nullopt);
   ~G2P();
   // Units of one line (text offsets are the code points' own), for the Chunker.
   std::vector<Unit> phonemize_line(const std::vector<utf8::CodePoint>& line) const;
@@ -37,6 +42,7 @@ class G2P {
 
  private:
   std::shared_ptr<const Dictionary> dict_;
+  std::optional<Vocab> symbols_;
 };
 
 }  // namespace kokoro::ja

@@ -202,3 +202,22 @@ TEST(VoiceLanguage, FromTheVoiceName) {
 }
 
 }  // namespace
+
+namespace {
+
+// Latin letters the model has no symbol for (misaki passes "ABC" through; B and C are not Kokoro symbols)
+// are left out of the segment, so that word spans count the tokens the model receives.
+TEST(JapaneseFrontend, SegmentsHoldOnlyModelSymbols) {
+  kokoro::FrontendOptions opt;
+  opt.language = "ja";
+  const kokoro::Frontend fe(opt);
+  const std::string text = "ABC、2024年！";
+  const auto segs = fe.segment(text);
+  ASSERT_EQ(segs.size(), 1u);
+  EXPECT_EQ(segs[0].phonemes, "A, ɲi seɴ ɲiʥɨːjoɴ neɴ!");
+  std::vector<std::string> spans;
+  for (const auto& w : segs[0].words) spans.push_back(text.substr(w.text_begin, w.text_end - w.text_begin));
+  EXPECT_EQ(spans, (std::vector<std::string>{"ABC", "2024", "年"}));
+}
+
+}  // namespace
