@@ -23,6 +23,7 @@ struct Word {
   std::u32string hira;  // reading in hiragana
   int char_type = 0;    // kHiragana for every known word (misaki's rule), else MeCab's class
   uint32_t begin = 0, end = 0;
+  int32_t number = -1;  // the number (ja_normalize.h) whose reading this token is part of
 };
 
 // Field `index` of MeCab's CSV feature string ("" when absent); fields may be quoted.
@@ -66,9 +67,19 @@ bool in(std::u32string_view haystack, std::u32string_view needle) {  // Python's
   return haystack.find(needle) != std::u32string_view::npos;
 }
 
+size_t utf8_length(char32_t c) { return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4; }
+
 bool is_sentence_end(char32_t c) { return c == U'。' || c == U'!' || c == U'?' || c == U'！' || c == U'？'; }
 
 // Where to cut the normalized line into pieces MeCab reads one at a time.
+// A number's kana as pronounced (the dictionary's pron form): じゅう, きゅう are long vowels (ʥɨː, kʲɨː).
+std::u32string number_pronunciation(const std::u32string& kana) {
+  std::u32string h = katakana_to_hiragana(kana);
+  for (size_t i = 1; i < h.size(); ++i)
+    if (h[i] == U'う' && h[i - 1] == U'ゅ') h[i] = U'ー';
+  return h;
+}
+
 std::vector<std::pair<size_t, size_t>> pieces_of(const std::vector<NormChar>& s) {
   std::vector<std::pair<size_t, size_t>> out;
   size_t b = 0;
@@ -109,6 +120,14 @@ void tag_piece(MeCab::Model& model, const std::vector<NormChar>& s, size_t b, si
   std::unique_ptr<MeCab::Lattice> lattice(model.createLattice());
   if (!tagger || !lattice) throw Error("MeCab: cannot create a tagger");
   lattice->set_sentence(text.c_str(), text.size());
+  // A number's reading starts and ends a token (no token joins its kana with the text around it).
+  size_t byte = 0;
+  for (size_t i = b; i < e; ++i) {
+    const bool starts = s[i].number >= 0 && (i == b || s[i - 1].number != s[i].number);
+    const bool ends_before = i > b && s[i - 1].number >= 0 && s[i - 1].number != s[i].number;
+    if ((starts || ends_before) && byte > 0) lattice->set_boundary_constraint(byte, MECAB_TOKEN_BOUNDARY);
+    byte += utf8_length(s[i].cp);
+  }
   if (!tagger->parse(lattice.get())) throw Error(std::string("MeCab: ") + lattice->what());
   for (const MeCab::Node* n = lattice->bos_node(); n; n = n->next) {
     if (n->stat == MECAB_BOS_NODE || n->stat == MECAB_EOS_NODE || n->length == 0) continue;
@@ -129,6 +148,22 @@ void tag_piece(MeCab::Model& model, const std::vector<NormChar>& s, size_t b, si
     if (reading.empty() && fields > 17) reading = csv_field(feature, 17);                 // kana
     w.hira = katakana_to_hiragana(reading.empty() ? w.surface : utf8::to_u32(reading));
     w.char_type = (n->char_type == kKatakana || !unknown) ? kHiragana : n->char_type;
+    w.number = s[first].number;
+    for (size_t i = first; i <= last; ++i)
+      if (s[i].number != w.number) w.number = -1;
+    // The tokens of one number are one word read as written out (MeCab cuts long kana runs badly:
+    // さんびゃくさんじゅうさん as さん/びゃ/くさ/ん/...).
+    if (w.number >= 0 && !words.empty() && words.back().number == w.number) {
+      Word& prev = words.back();
+      prev.surface += w.surface;
+      prev.hira = number_pronunciation(prev.surface);
+      prev.end = std::max(prev.end, w.end);
+      continue;
+    }
+    if (w.number >= 0) {
+      w.hira = number_pronunciation(w.surface);
+      w.char_type = kHiragana;
+    }
     words.push_back(std::move(w));
   }
 }

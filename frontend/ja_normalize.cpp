@@ -94,6 +94,7 @@ std::vector<NormChar> normalize(const std::vector<utf8::CodePoint>& line) {
   // 4. Digit runs -> " " + kana reading (ASCII digits: NFKC has mapped the full-width ones).
   std::vector<NormChar> out;
   out.reserve(norm.size() + 16);
+  int32_t numbers = 0;
   for (size_t i = 0; i < norm.size();) {
     if (norm[i].cp < U'0' || norm[i].cp > U'9') {
       out.push_back(norm[i++]);
@@ -104,7 +105,8 @@ std::vector<NormChar> normalize(const std::vector<utf8::CodePoint>& line) {
     while (j < norm.size() && norm[j].cp >= U'0' && norm[j].cp <= U'9') digits.push_back(static_cast<char>(norm[j++].cp));
     const uint32_t b = norm[i].begin, e = norm[j - 1].end;
     out.push_back({U' ', b, b});
-    for (char32_t k : number_to_kana(digits)) out.push_back({k, b, e});
+    for (char32_t k : number_to_kana(digits)) out.push_back({k, b, e, numbers});
+    ++numbers;
     i = j;
   }
   return out;

@@ -5,6 +5,12 @@
 // Word level: phonemes split at spaces, aligned with the reference by longest common subsequence;
 // agreement = matched / reference words. Sentence level: identical strings. KOKORO_JA_VERBOSE=1 prints
 // every differing sentence.
+//
+// One deliberate difference: a number written in digits is read as one word from its own kana reading
+// (333 -> sambʲakɯsaɲʥɨːsaɴ). misaki writes the kana into the text and lets MeCab cut it again, which
+// with unidic-lite garbles longer numbers (333 -> saɴ bʲija kɯsa ɴ ʥɨː saɴ, 1868 -> ...haʔpʲi ja kɯ...)
+// and joins the kana to the word before (は + せん -> βaseɴ). Sentences with digits are therefore
+// counted apart: every sentence without digits must be identical.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -56,7 +62,7 @@ TEST(JapaneseG2P, AgreesWithMisakiOnCorpus) {
   std::ifstream in(path);
   ASSERT_TRUE(in) << "missing " << path;
   const bool verbose = std::getenv("KOKORO_JA_VERBOSE") != nullptr;
-  size_t words = 0, matched = 0, sentences = 0, identical = 0;
+  size_t words = 0, matched = 0, sentences = 0, identical = 0, without_digits = 0, identical_without_digits = 0;
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty() || line[0] == '#') continue;
@@ -70,14 +76,22 @@ TEST(JapaneseG2P, AgreesWithMisakiOnCorpus) {
     matched += lcs(ew, gw);
     ++sentences;
     if (got == expected) ++identical;
+    const bool digits = text.find_first_of("0123456789") != std::string::npos || text.find("\xef\xbc") != std::string::npos;
+    if (!digits) {
+      ++without_digits;
+      if (got == expected) ++identical_without_digits;
+      else ADD_FAILURE() << "differs from misaki (no digits): " << text << "\n  misaki: " << expected << "\n  ours:   " << got;
+    }
     else if (verbose) std::cout << text << "\n  misaki: " << expected << "\n  ours:   " << got << "\n";
   }
   ASSERT_GE(sentences, 300u);
   const double w = double(matched) / double(words), s = double(identical) / double(sentences);
   std::cout << "ja agreement: words " << 100 * w << " % (" << matched << "/" << words << "), sentences "
-            << 100 * s << " % (" << identical << "/" << sentences << ")\n";
-  EXPECT_GE(w, 0.97);
-  EXPECT_GE(s, 0.85);
+            << 100 * s << " % (" << identical << "/" << sentences << "); sentences without digits "
+            << identical_without_digits << "/" << without_digits << "\n";
+  // Measured 96.5 % and 92.6 % (all differences: numbers, see above); floors just below.
+  EXPECT_GE(w, 0.96);
+  EXPECT_GE(s, 0.92);
 }
 
 TEST(JapaneseG2P, Numbers) {
@@ -120,6 +134,9 @@ TEST(JapaneseG2P, Sentences) {
   EXPECT_EQ(ps("ｶﾀｶﾅ、ﾃｽﾄ"), "katakana, tesɨto");  // half-width katakana
   EXPECT_EQ(ps("ＡＢＣ"), "ABC");                      // full-width Latin -> ASCII, left to the model
   EXPECT_EQ(ps(""), "");
+  // Numbers: one word from their own reading, even where MeCab would cut the kana badly.
+  EXPECT_EQ(ps("333メートル"), "sambʲakɯsaɲʥɨːsaɴ meːtoɾɯ");
+  EXPECT_EQ(ps("電話は090です"), "deɴβa βa kʲɨːʥɨː desɨ");  // leading zeros dropped, as misaki does
 }
 
 TEST(JapaneseG2P, BadInputNeverFails) {
@@ -214,7 +231,7 @@ TEST(JapaneseFrontend, SegmentsHoldOnlyModelSymbols) {
   const std::string text = "ABC、2024年！";
   const auto segs = fe.segment(text);
   ASSERT_EQ(segs.size(), 1u);
-  EXPECT_EQ(segs[0].phonemes, "A, ɲi seɴ ɲiʥɨːjoɴ neɴ!");
+  EXPECT_EQ(segs[0].phonemes, "A, ɲiseɲɲiʥɨːjoɴ neɴ!");
   std::vector<std::string> spans;
   for (const auto& w : segs[0].words) spans.push_back(text.substr(w.text_begin, w.text_end - w.text_begin));
   EXPECT_EQ(spans, (std::vector<std::string>{"ABC", "2024", "年"}));
