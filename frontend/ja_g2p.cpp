@@ -203,8 +203,16 @@ std::vector<Word> group(std::vector<Word> words, const WordList& list) {
   return out;
 }
 
+// An acronym: 1 to 5 capital letters (NHK, USB, AI, the T of Tシャツ).
+bool is_acronym(std::u32string_view s) {
+  return !s.empty() && s.size() <= 5 && std::all_of(s.begin(), s.end(), [](char32_t c) { return c >= U'A' && c <= U'Z'; });
+}
+
 std::u32string word_phonemes(const Word& w) {
-  if (is_ascii(w.surface)) return w.surface;  // Latin text and ASCII punctuation go through as written
+  // Acronyms are spelled with the letters' Japanese names, as a Japanese reader says them (misaki passes
+  // them through as written, and the model has no symbol for most capitals: "NHK" became silent).
+  if (is_acronym(w.surface)) return reading_to_phonemes(katakana_to_hiragana(latin_letter_names(w.surface)));
+  if (is_ascii(w.surface)) return w.surface;  // other Latin text and ASCII punctuation go through as written
   if (w.char_type == kSymbol) return symbol_to_phonemes(w.surface);
   if (w.char_type != kHiragana) return U"";  // unknown kanji, letters of other scripts, emoji
   return reading_to_phonemes(w.hira);

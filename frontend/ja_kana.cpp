@@ -177,6 +177,16 @@ std::u32string reading_to_phonemes(std::u32string_view hira) {
   return out;
 }
 
+std::u32string latin_letter_names(std::u32string_view capitals) {
+  static const char32_t* const kNames[26] = {
+      U"エー", U"ビー", U"シー", U"ディー", U"イー", U"エフ", U"ジー", U"エイチ", U"アイ", U"ジェー", U"ケー", U"エル", U"エム",
+      U"エヌ", U"オー", U"ピー", U"キュー", U"アール", U"エス", U"ティー", U"ユー", U"ブイ", U"ダブリュー", U"エックス", U"ワイ", U"ゼット"};
+  std::u32string out;
+  for (char32_t c : capitals)
+    if (c >= U'A' && c <= U'Z') out += kNames[c - U'A'];
+  return out;
+}
+
 std::u32string symbol_to_phonemes(std::u32string_view symbols) {
   std::u32string out;
   for (char32_t c : symbols) {

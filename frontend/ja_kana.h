@@ -19,4 +19,7 @@ std::u32string reading_to_phonemes(std::u32string_view hiragana);
 // itself when the table has none (misaki passes unknown symbols through unchanged).
 std::u32string symbol_to_phonemes(std::u32string_view symbols);
 
+// Capital Latin letters read by their Japanese names (NHK -> エヌエイチケー), as katakana.
+std::u32string latin_letter_names(std::u32string_view capitals);
+
 }  // namespace kokoro::ja

@@ -6,11 +6,14 @@
 // agreement = matched / reference words. Sentence level: identical strings. KOKORO_JA_VERBOSE=1 prints
 // every differing sentence.
 //
-// One deliberate difference: a number written in digits is read as one word from its own kana reading
-// (333 -> sambʲakɯsaɲʥɨːsaɴ). misaki writes the kana into the text and lets MeCab cut it again, which
-// with unidic-lite garbles longer numbers (333 -> saɴ bʲija kɯsa ɴ ʥɨː saɴ, 1868 -> ...haʔpʲi ja kɯ...)
-// and joins the kana to the word before (は + せん -> βaseɴ). Sentences with digits are therefore
-// counted apart: every sentence without digits must be identical.
+// Two deliberate differences, each a reading misaki gets wrong:
+//  * a number written in digits is read as one word from its own kana reading (333 -> sambʲakɯsaɲʥɨːsaɴ).
+//    misaki writes the kana into the text and lets MeCab cut it again, which with unidic-lite garbles
+//    longer numbers (333 -> saɴ bʲija kɯsa ɴ ʥɨː saɴ, 1868 -> ...haʔpʲi ja kɯ...) and joins the kana to
+//    the word before (は + せん -> βaseɴ);
+//  * acronyms (1-5 capitals) are spelled with the letters' Japanese names (NHK -> enɯeiʨikeː); misaki
+//    passes them through, and the model has no symbol for most capitals.
+// Every sentence with neither digits nor capital letters must be identical.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -76,22 +79,23 @@ TEST(JapaneseG2P, AgreesWithMisakiOnCorpus) {
     matched += lcs(ew, gw);
     ++sentences;
     if (got == expected) ++identical;
-    const bool digits = text.find_first_of("0123456789") != std::string::npos || text.find("\xef\xbc") != std::string::npos;
-    if (!digits) {
+    const bool deliberate = text.find_first_of("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ") != std::string::npos ||
+                            text.find("\xef\xbc") != std::string::npos;  // full-width digits and capitals
+    if (!deliberate) {
       ++without_digits;
       if (got == expected) ++identical_without_digits;
-      else ADD_FAILURE() << "differs from misaki (no digits): " << text << "\n  misaki: " << expected << "\n  ours:   " << got;
+      else ADD_FAILURE() << "differs from misaki (no digits or capitals): " << text << "\n  misaki: " << expected << "\n  ours:   " << got;
     }
     else if (verbose) std::cout << text << "\n  misaki: " << expected << "\n  ours:   " << got << "\n";
   }
   ASSERT_GE(sentences, 300u);
   const double w = double(matched) / double(words), s = double(identical) / double(sentences);
   std::cout << "ja agreement: words " << 100 * w << " % (" << matched << "/" << words << "), sentences "
-            << 100 * s << " % (" << identical << "/" << sentences << "); sentences without digits "
+            << 100 * s << " % (" << identical << "/" << sentences << "); sentences without digits or capitals "
             << identical_without_digits << "/" << without_digits << "\n";
-  // Measured 96.5 % and 92.6 % (all differences: numbers, see above); floors just below.
-  EXPECT_GE(w, 0.96);
-  EXPECT_GE(s, 0.92);
+  // Measured 96.0 % and 89.0 % (every difference is one of the two above); floors just below.
+  EXPECT_GE(w, 0.955);
+  EXPECT_GE(s, 0.88);
 }
 
 TEST(JapaneseG2P, Numbers) {
@@ -132,7 +136,8 @@ TEST(JapaneseG2P, Sentences) {
   EXPECT_EQ(ps("今日はいい天気ですね。"), "kʲoː βa iː teŋkʲi desɨ ne.");
   EXPECT_EQ(ps("「こんにちは」と言った。"), "“koɲɲiʨiβa” to iʔta.");
   EXPECT_EQ(ps("ｶﾀｶﾅ、ﾃｽﾄ"), "katakana, tesɨto");  // half-width katakana
-  EXPECT_EQ(ps("ＡＢＣ"), "ABC");                      // full-width Latin -> ASCII, left to the model
+  EXPECT_EQ(ps("ＡＢＣ"), "eːbʲiːɕiː");                 // full-width Latin -> ASCII, an acronym
+  EXPECT_EQ(ps("NHKとiPhone"), "enɯeiʨikeː to iPhone");  // other Latin words go through as misaki's do
   EXPECT_EQ(ps(""), "");
   // Numbers: one word from their own reading, even where MeCab would cut the kana badly.
   EXPECT_EQ(ps("333メートル"), "sambʲakɯsaɲʥɨːsaɴ meːtoɾɯ");
@@ -228,13 +233,13 @@ TEST(JapaneseFrontend, SegmentsHoldOnlyModelSymbols) {
   kokoro::FrontendOptions opt;
   opt.language = "ja";
   const kokoro::Frontend fe(opt);
-  const std::string text = "ABC、2024年！";
+  const std::string text = "Bob、2024年！";
   const auto segs = fe.segment(text);
   ASSERT_EQ(segs.size(), 1u);
-  EXPECT_EQ(segs[0].phonemes, "A, ɲiseɲɲiʥɨːjoɴ neɴ!");
+  EXPECT_EQ(segs[0].phonemes, "ob, ɲiseɲɲiʥɨːjoɴ neɴ!");
   std::vector<std::string> spans;
   for (const auto& w : segs[0].words) spans.push_back(text.substr(w.text_begin, w.text_end - w.text_begin));
-  EXPECT_EQ(spans, (std::vector<std::string>{"ABC", "2024", "年"}));
+  EXPECT_EQ(spans, (std::vector<std::string>{"Bob", "2024", "年"}));
 }
 
 }  // namespace
