@@ -151,21 +151,42 @@ void tag_piece(MeCab::Model& model, const std::vector<NormChar>& s, size_t b, si
     w.number = s[first].number;
     for (size_t i = first; i <= last; ++i)
       if (s[i].number != w.number) w.number = -1;
-    // The tokens of one number are one word read as written out (MeCab cuts long kana runs badly:
-    // さんびゃくさんじゅうさん as さん/びゃ/くさ/ん/...).
-    if (w.number >= 0 && !words.empty() && words.back().number == w.number) {
-      Word& prev = words.back();
-      prev.surface += w.surface;
-      prev.hira = number_pronunciation(prev.surface);
-      prev.end = std::max(prev.end, w.end);
-      continue;
-    }
-    if (w.number >= 0) {
-      w.hira = number_pronunciation(w.surface);
-      w.char_type = kHiragana;
-    }
     words.push_back(std::move(w));
   }
+}
+
+// A number's tokens are kept as MeCab cut them (misaki's reading) when their pronunciations spell the
+// number's reading; otherwise MeCab has cut the kana badly (さんびゃくさんじゅうさん as さん/びゃ/くさ/ん/...,
+// read "saɴ bʲija kɯsa ɴ") and the number becomes one word read as written out.
+std::vector<Word> settle_numbers(std::vector<Word> words) {
+  std::vector<Word> out;
+  out.reserve(words.size());
+  for (size_t i = 0; i < words.size();) {
+    if (words[i].number < 0) {
+      out.push_back(std::move(words[i++]));
+      continue;
+    }
+    size_t j = i;
+    std::u32string kana, spoken;
+    while (j < words.size() && words[j].number == words[i].number) {
+      kana += words[j].surface;
+      spoken += words[j].hira;
+      ++j;
+    }
+    const std::u32string reading = number_pronunciation(kana);
+    if (spoken == reading) {
+      for (size_t k = i; k < j; ++k) out.push_back(std::move(words[k]));
+    } else {
+      Word w = std::move(words[i]);
+      for (size_t k = i + 1; k < j; ++k) w.end = std::max(w.end, words[k].end);
+      w.surface = kana;
+      w.hira = reading;
+      w.char_type = kHiragana;
+      out.push_back(std::move(w));
+    }
+    i = j;
+  }
+  return out;
 }
 
 // misaki's word list joins runs of tokens of one character class into one word.
@@ -303,7 +324,7 @@ std::vector<Unit> G2P::phonemize_line(const std::vector<utf8::CodePoint>& line) 
   const std::vector<NormChar> norm = normalize(line);
   std::vector<Word> words;
   for (auto [b, e] : pieces_of(norm)) tag_piece(dict_->model(), norm, b, e, words);
-  const std::vector<Token> tokens = tokens_of(group(std::move(words), dict_->words()));
+  const std::vector<Token> tokens = tokens_of(group(settle_numbers(std::move(words)), dict_->words()));
   const std::vector<Tagged> s = final_string(tokens);
   // Units: the space-separated pieces, split further where the token changes (so that punctuation is a
   // unit of its own for the Chunker).
