@@ -13,6 +13,7 @@
 #include "frontend/en_g2p.h"
 #include "frontend/espeak_g2p.h"
 #include "frontend/ja_g2p.h"
+#include "frontend/ja_latin.h"
 #include "frontend/ssml.h"
 #include "frontend/unicode_text.h"
 #include "frontend/utf8.h"
@@ -100,7 +101,8 @@ Frontend::Frontend(const FrontendOptions& options) : impl_(std::make_unique<Impl
     impl_->en_g2p = std::make_unique<en::G2P>(std::move(data), std::move(fallback), std::move(g2p_options));
   } else if (impl_->language.japanese) {
     const std::string assets = find_assets_dir(options.assets_dir);
-    impl_->ja_g2p = std::make_unique<ja::G2P>("", Vocab::load(assets + "/config.json"));
+    impl_->ja_g2p = std::make_unique<ja::G2P>("", Vocab::load(assets + "/config.json"),
+                                              ja::english_reader(assets, options.espeak_fallback));
   } else {
     impl_->other_g2p = std::make_unique<EspeakLanguageG2P>(impl_->language.espeak);
   }

@@ -229,10 +229,18 @@ bool is_acronym(std::u32string_view s) {
   return !s.empty() && s.size() <= 5 && std::all_of(s.begin(), s.end(), [](char32_t c) { return c >= U'A' && c <= U'Z'; });
 }
 
-std::u32string word_phonemes(const Word& w) {
+bool has_latin_letter(std::u32string_view s) {
+  return std::any_of(s.begin(), s.end(), [](char32_t c) { return (c >= U'a' && c <= U'z') || (c >= U'A' && c <= U'Z'); });
+}
+
+std::u32string word_phonemes(const Word& w, const LatinReader& latin) {
   // Acronyms are spelled with the letters' Japanese names, as a Japanese reader says them (misaki passes
   // them through as written, and the model has no symbol for most capitals: "NHK" became silent).
   if (is_acronym(w.surface)) return reading_to_phonemes(katakana_to_hiragana(latin_letter_names(w.surface)));
+  if (latin && is_ascii(w.surface) && has_latin_letter(w.surface)) {
+    std::u32string ps = latin(w.surface);
+    if (!ps.empty()) return ps;
+  }
   if (is_ascii(w.surface)) return w.surface;  // other Latin text and ASCII punctuation go through as written
   if (w.char_type == kSymbol) return symbol_to_phonemes(w.surface);
   if (w.char_type != kHiragana) return U"";  // unknown kanji, letters of other scripts, emoji
@@ -245,11 +253,11 @@ struct Token {
   uint32_t begin = 0, end = 0;
 };
 
-std::vector<Token> tokens_of(const std::vector<Word>& words) {
+std::vector<Token> tokens_of(const std::vector<Word>& words, const LatinReader& latin) {
   std::vector<Token> out;
   out.reserve(words.size());
   for (const Word& w : words) {
-    Token t{word_phonemes(w), false, w.begin, w.end};
+    Token t{word_phonemes(w, latin), false, w.begin, w.end};
     Token* prev = out.empty() ? nullptr : &out.back();
     if (in(U"「『«", w.surface) || in(U"([", t.phonemes)) {  // opening (and, as in misaki, silent words)
       if (prev) prev->space = true;
@@ -315,8 +323,10 @@ bool is_spoken(const std::u32string& ps) {
 
 }  // namespace
 
-G2P::G2P(const std::string& dir, std::optional<Vocab> symbols)
-    : dict_(std::make_shared<Dictionary>(dir.empty() ? find_data_dir() : dir)), symbols_(std::move(symbols)) {}
+G2P::G2P(const std::string& dir, std::optional<Vocab> symbols, LatinReader latin)
+    : dict_(std::make_shared<Dictionary>(dir.empty() ? find_data_dir() : dir)),
+      symbols_(std::move(symbols)),
+      latin_(std::move(latin)) {}
 
 G2P::~G2P() = default;
 
@@ -324,7 +334,7 @@ std::vector<Unit> G2P::phonemize_line(const std::vector<utf8::CodePoint>& line) 
   const std::vector<NormChar> norm = normalize(line);
   std::vector<Word> words;
   for (auto [b, e] : pieces_of(norm)) tag_piece(dict_->model(), norm, b, e, words);
-  const std::vector<Token> tokens = tokens_of(group(settle_numbers(std::move(words)), dict_->words()));
+  const std::vector<Token> tokens = tokens_of(group(settle_numbers(std::move(words)), dict_->words()), latin_);
   const std::vector<Tagged> s = final_string(tokens);
   // Units: the space-separated pieces, split further where the token changes (so that punctuation is a
   // unit of its own for the Chunker).

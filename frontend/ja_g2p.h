@@ -8,6 +8,7 @@
 //   after opening quotes, none around ʔ).
 // Output has no accent or pitch marks (the cutlet path emits none).
 #pragma once
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,13 +23,18 @@ namespace kokoro::ja {
 
 class Dictionary;
 
+// Phonemes for a Latin word in Japanese text ("iPhone"), or "" to leave it as misaki does.
+using LatinReader = std::function<std::u32string(const std::u32string& word)>;
+
 class G2P {
  public:
   // dir: the Japanese data directory; empty: find_data_dir(). Throws kokoro::Error.
   // With `symbols`, phonemize_line keeps only the model's symbols: misaki passes Latin text through as
   // written ("iPhone"), and letters the vocabulary lacks (B, C, g, ...) would otherwise be dropped only at
   // tokenization, after word spans were counted in code points. The model receives the same tokens.
-  explicit G2P(const std::string& dir = "", std::optional<Vocab> symbols = std::nullopt);
+  // With `latin`, Latin words other than acronyms are read by it (the frontend passes the English G2P)
+  // instead of going through as written.
+  explicit G2P(const std::string& dir = "", std::optional<Vocab> symbols = std::nullopt, LatinReader latin = {});
   ~G2P();
   // Units of one line (text offsets are the code points' own), for the Chunker.
   std::vector<Unit> phonemize_line(const std::vector<utf8::CodePoint>& line) const;
@@ -43,6 +49,7 @@ class G2P {
  private:
   std::shared_ptr<const Dictionary> dict_;
   std::optional<Vocab> symbols_;
+  LatinReader latin_;
 };
 
 }  // namespace kokoro::ja

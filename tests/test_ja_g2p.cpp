@@ -11,11 +11,14 @@
 //    unidic-lite garbles some (333 -> saɴ bʲija kɯsa ɴ ʥɨː saɴ, 1868 -> ...haʔpʲi ja kɯ...); where the
 //    pieces MeCab makes do not spell the number's reading, the number is read as one word from its own
 //    kana (333 -> sambʲakɯsaɲʥɨːsaɴ);
-//  * acronyms (1-5 capitals) are spelled with the letters' Japanese names (NHK -> enɯeiʨikeː); misaki
-//    passes them through, and the model has no symbol for most capitals.
-// Every sentence with neither digits nor capital letters must be identical.
+//  * Latin text: acronyms (1-5 capitals) are spelled with the letters' Japanese names (NHK -> enɯeiʨikeː)
+//    and other Latin words are read by the English G2P (iPhone -> ˈIfˌOn); misaki passes them through,
+//    and the model has no symbol for most letters ("NHK" was silent, "iPhone" became "ihone").
+// Every sentence with neither digits nor Latin letters must be identical. Measured on what the engine
+// speaks (the frontend's segments).
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -24,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "core/assets.h"
 #include "core/error.h"
 #include "frontend/frontend.h"
 #include "frontend/ja_g2p.h"
@@ -60,6 +64,30 @@ const kokoro::ja::G2P& g2p() {
 
 std::string ps(std::string_view text) { return encode(g2p().phonemize(text)); }
 
+// What the engine speaks: the frontend's segments (Latin words through the English G2P, only the model's
+// symbols), joined.
+std::string spoken(std::string_view text) {
+  static const kokoro::Frontend fe([] {
+    kokoro::FrontendOptions o;
+    o.language = "ja";
+    return o;
+  }());
+  std::string out;
+  for (const auto& seg : fe.segment(text)) out += (out.empty() ? "" : " ") + seg.phonemes;
+  return out;
+}
+
+// misaki's phonemes as the model receives them: symbols outside config.json's vocab dropped (as
+// tokenize() drops them), spaces collapsed.
+std::string receivable(const std::string& phonemes) {
+  static const kokoro::Vocab vocab = kokoro::Vocab::load(kokoro::find_assets_dir() + "/config.json");
+  std::u32string kept;
+  for (char32_t c : kokoro::utf8::to_u32(phonemes))
+    if (c == U' ' ? !kept.empty() && kept.back() != U' ' : vocab.id(c).has_value()) kept.push_back(c);
+  while (!kept.empty() && kept.back() == U' ') kept.pop_back();
+  return encode(kept);
+}
+
 TEST(JapaneseG2P, AgreesWithMisakiOnCorpus) {
   const std::string path = std::string(KOKORO_SOURCE_DIR) + "/tests/data/ja/expected.tsv";
   std::ifstream in(path);
@@ -71,31 +99,31 @@ TEST(JapaneseG2P, AgreesWithMisakiOnCorpus) {
     if (line.empty() || line[0] == '#') continue;
     const size_t tab = line.find('\t');
     ASSERT_NE(tab, std::string::npos) << line;
-    const std::string text = line.substr(0, tab), expected = line.substr(tab + 1);
-    ASSERT_NE(expected.rfind("!error", 0), 0u) << "the reference failed on: " << text;
-    const std::string got = ps(text);
+    const std::string text = line.substr(0, tab), expected = receivable(line.substr(tab + 1));
+    ASSERT_NE(line.find("\t!error"), tab) << "the reference failed on: " << text;
+    const std::string got = spoken(text);
     const auto ew = split_words(expected), gw = split_words(got);
     words += ew.size();
     matched += lcs(ew, gw);
     ++sentences;
     if (got == expected) ++identical;
     else if (verbose) std::cout << text << "\n  misaki: " << expected << "\n  ours:   " << got << "\n";
-    const bool deliberate = text.find_first_of("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ") != std::string::npos ||
-                            text.find("\xef\xbc") != std::string::npos;  // full-width digits and capitals
+    bool deliberate = text.find("\xef\xbc") != std::string::npos;  // full-width digits and letters
+    for (char c : text) deliberate |= std::isalnum(static_cast<unsigned char>(c)) != 0;
     if (!deliberate) {
       ++without_digits;
       if (got == expected) ++identical_without_digits;
-      else ADD_FAILURE() << "differs from misaki (no digits or capitals): " << text << "\n  misaki: " << expected << "\n  ours:   " << got;
+      else ADD_FAILURE() << "differs from misaki (no digits or Latin letters): " << text << "\n  misaki: " << expected << "\n  ours:   " << got;
     }
   }
   ASSERT_GE(sentences, 300u);
   const double w = double(matched) / double(words), s = double(identical) / double(sentences);
   std::cout << "ja agreement: words " << 100 * w << " % (" << matched << "/" << words << "), sentences "
-            << 100 * s << " % (" << identical << "/" << sentences << "); sentences without digits or capitals "
+            << 100 * s << " % (" << identical << "/" << sentences << "); sentences without digits or Latin letters "
             << identical_without_digits << "/" << without_digits << "\n";
-  // Measured 98.5 % and 94.8 % (every difference is one of the two above); floors just below.
+  // Measured 98.4 % and 93.5 % (every difference is one of the two above); floors just below.
   EXPECT_GE(w, 0.98);
-  EXPECT_GE(s, 0.94);
+  EXPECT_GE(s, 0.93);
 }
 
 TEST(JapaneseG2P, Numbers) {
@@ -229,19 +257,19 @@ TEST(VoiceLanguage, FromTheVoiceName) {
 
 namespace {
 
-// Latin letters the model has no symbol for (misaki passes "ABC" through; B and C are not Kokoro symbols)
-// are left out of the segment, so that word spans count the tokens the model receives.
+// Symbols the model has none for (misaki's « », or letters of Latin words it passes through) are left out
+// of the segment, so that word spans count the tokens the model receives.
 TEST(JapaneseFrontend, SegmentsHoldOnlyModelSymbols) {
   kokoro::FrontendOptions opt;
   opt.language = "ja";
   const kokoro::Frontend fe(opt);
-  const std::string text = "Bob、2024年！";
+  const std::string text = "これは（たぶん）2024年！";  // misaki: koɾe βa «tabɯɴ» ...; « » are no model symbols
   const auto segs = fe.segment(text);
   ASSERT_EQ(segs.size(), 1u);
-  EXPECT_EQ(segs[0].phonemes, "ob, ɲi seɴ ɲiʥɨːjoɴ neɴ!");
+  EXPECT_EQ(segs[0].phonemes, "koɾe βa tabɯɴ ɲi seɴ ɲiʥɨːjoɴ neɴ!");
   std::vector<std::string> spans;
   for (const auto& w : segs[0].words) spans.push_back(text.substr(w.text_begin, w.text_end - w.text_begin));
-  EXPECT_EQ(spans, (std::vector<std::string>{"Bob", "2024", "年"}));
+  EXPECT_EQ(spans, (std::vector<std::string>{"これ", "は", "たぶん", "2024", "年"}));
 }
 
 }  // namespace
