@@ -12,6 +12,8 @@
 #include "frontend/chunker.h"
 #include "frontend/en_g2p.h"
 #include "frontend/espeak_g2p.h"
+#include "frontend/ja_g2p.h"
+#include "frontend/ja_latin.h"
 #include "frontend/ssml.h"
 #include "frontend/unicode_text.h"
 #include "frontend/utf8.h"
@@ -23,20 +25,22 @@ namespace {
 struct Language {
   bool english = false;
   bool british = false;
+  bool japanese = false;
   std::string espeak;  // espeak-ng language for the non-English ones
 };
 
 Language parse_language(std::string lang) {
   std::transform(lang.begin(), lang.end(), lang.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (lang == "en-us" || lang == "a" || lang == "en") return {true, false, ""};
-  if (lang == "en-gb" || lang == "b") return {true, true, ""};
-  if (lang == "es" || lang == "e") return {false, false, "es"};
-  if (lang == "fr-fr" || lang == "f" || lang == "fr") return {false, false, "fr-fr"};
-  if (lang == "hi" || lang == "h") return {false, false, "hi"};
-  if (lang == "it" || lang == "i") return {false, false, "it"};
-  if (lang == "pt-br" || lang == "p") return {false, false, "pt-br"};
+  if (lang == "en-us" || lang == "a" || lang == "en") return {true, false, false, ""};
+  if (lang == "en-gb" || lang == "b") return {true, true, false, ""};
+  if (lang == "es" || lang == "e") return {false, false, false, "es"};
+  if (lang == "fr-fr" || lang == "f" || lang == "fr") return {false, false, false, "fr-fr"};
+  if (lang == "hi" || lang == "h") return {false, false, false, "hi"};
+  if (lang == "it" || lang == "i") return {false, false, false, "it"};
+  if (lang == "pt-br" || lang == "p") return {false, false, false, "pt-br"};
+  if (lang == "ja" || lang == "j") return {false, false, true, ""};
   throw Error("unsupported language '" + lang +
-              "' (use en-us, en-gb, es, fr-fr, hi, it or pt-br; ja and zh are not supported)");
+              "' (use en-us, en-gb, es, fr-fr, hi, it, pt-br or ja; zh is not supported)");
 }
 
 bool is_line_break(char32_t c) { return c == U'\n' || c == 0x2028 || c == 0x2029; }
@@ -55,8 +59,10 @@ struct Frontend::Impl {
   std::shared_ptr<EnglishEspeakFallback> en_fallback;
   std::unique_ptr<en::G2P> en_g2p;
   std::unique_ptr<EspeakLanguageG2P> other_g2p;
+  std::unique_ptr<ja::G2P> ja_g2p;
 
   std::vector<Unit> units_of(const std::vector<utf8::CodePoint>& line) const {
+    if (ja_g2p) return ja_g2p->phonemize_line(line);
     if (!language.english) return other_g2p->phonemize_line(line);
     std::vector<Unit> units;
     for (auto& tk : en_g2p->phonemize_line(line)) {
@@ -93,6 +99,10 @@ Frontend::Frontend(const FrontendOptions& options) : impl_(std::make_unique<Impl
     if (!options.lexicon_file.empty() || !options.lexicon_entries.empty())
       g2p_options.user = en::UserLexicon::load(options.lexicon_file, options.lexicon_entries);
     impl_->en_g2p = std::make_unique<en::G2P>(std::move(data), std::move(fallback), std::move(g2p_options));
+  } else if (impl_->language.japanese) {
+    const std::string assets = find_assets_dir(options.assets_dir);
+    impl_->ja_g2p = std::make_unique<ja::G2P>("", Vocab::load(assets + "/config.json"),
+                                              ja::english_reader(assets, options.espeak_fallback));
   } else {
     impl_->other_g2p = std::make_unique<EspeakLanguageG2P>(impl_->language.espeak);
   }

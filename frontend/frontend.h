@@ -49,7 +49,8 @@ struct Segment {
 };
 
 struct FrontendOptions {
-  // "en-us" (or "a"), "en-gb" ("b"), or an espeak-ng language as KPipeline uses them: "es" ("e"),
+  // "en-us" (or "a"), "en-gb" ("b"), "ja" ("j": misaki's Japanese G2P, ja_g2p.h; needs the Japanese
+  // dictionary from scripts/fetch-assets), or an espeak-ng language as KPipeline uses them: "es" ("e"),
   // "fr-fr" ("f"), "hi" ("h"), "it" ("i"), "pt-br" ("p").
   std::string language = "en-us";
   // Holds config.json and lexicons/; empty: kokoro::find_assets_dir().

@@ -18,7 +18,7 @@ namespace kokoro::app {
 
 struct SpeechOptions {
   std::string voice = "af_heart";
-  std::string lang = "en-us";
+  std::string lang;  // empty: from the voice name (frontend/voice_language.h), else en-us
   float speed = 1.0f;
   std::string model;   // empty: $KOKORO_MODEL, then models/kokoro-v1_0.kokoro
   std::string assets;  // empty: $KOKORO_ASSETS, then the shared assets directory
@@ -44,6 +44,9 @@ struct SpeechOptions {
 void add_speech_options(CLI::App& app, SpeechOptions& options);
 
 // The loaded pieces. load_* throw kokoro::Error naming the file, voice or language that is wrong.
+// The language to speak: --lang, else the voice's (jf_alpha -> ja), else en-us.
+std::string resolved_language(const SpeechOptions& options);
+
 struct SpeechEngine {
   std::string assets_dir;
   std::shared_ptr<const Frontend> frontend;
