@@ -426,12 +426,22 @@ void bilstm(const Tensor& x, const LstmWeights& fwd, const LstmWeights& bwd, Ten
   // The two directions are independent: one task each. Per direction, the input projections of all steps
   // are one GEMM (fp32 on oneDNN, W_ih^T prepared once per model); each step is then a [4H, H] matrix-vector
   // product and the gates, vectorised.
-  const std::shared_ptr<const std::vector<float>> wih_t[2] = {transposed_weight(fwd.w_ih), transposed_weight(bwd.w_ih)};
-  // In bf16 the recurrence's W_hh^T is packed to bf16 once per model: 512 KB per direction stays in a
+  // In bf16 the input projections are linear_rows in bf16 (before the directions split: each is parallel
+  // itself), and the recurrence's W_hh^T is packed to bf16 once per model: 512 KB per direction stays in a
   // core's L2, where the fp32 matrix (1 MB) is re-read from L3 at every step; the steps are the text side's
   // critical path.
+  const bool bf16 = kernel_precision() != Precision::fp32 && (4 * H) % 16 == 0 && H % 2 == 0 && x.dim(1) % 2 == 0;
+  std::shared_ptr<const std::vector<float>> wih_t[2];
+  Tensor projected[2];
+  if (bf16) {
+    linear_rows(x, fwd.w_ih, nullptr, projected[0]);
+    linear_rows(x, bwd.w_ih, nullptr, projected[1]);
+  } else {
+    wih_t[0] = transposed_weight(fwd.w_ih);
+    wih_t[1] = transposed_weight(bwd.w_ih);
+  }
   std::shared_ptr<const std::vector<bf16_t>> whh_bf16[2];
-  if (kernel_precision() != Precision::fp32 && (4 * H) % 16 == 0 && H % 2 == 0)
+  if (bf16)
     for (int dir = 0; dir < 2; ++dir) {
       const TensorView& whh = (dir == 0 ? fwd : bwd).w_hh;
       auto pack = [&] { return pack_bt_bf16_parallel(whh.data, H, H, 4 * H); };
@@ -442,7 +452,8 @@ void bilstm(const Tensor& x, const LstmWeights& fwd, const LstmWeights& bwd, Ten
   parallel_for(2, [&](int64_t dir) {
     const LstmWeights& w = dir == 0 ? fwd : bwd;
     RowMatrix G(T, 4 * H);
-    onednn_matmul_f32(x.data(), T, in, wih_t[dir]->data(), 4 * H, nullptr, 4 * H, G.data(), 4 * H);
+    if (bf16) G = projected[dir].matrix();
+    else onednn_matmul_f32(x.data(), T, in, wih_t[dir]->data(), 4 * H, nullptr, 4 * H, G.data(), 4 * H);
     G.rowwise() += (w.b_ih.vector() + w.b_hh.vector()).transpose();
     Eigen::VectorXf h = Eigen::VectorXf::Zero(H), g(4 * H);
     Eigen::ArrayXf c = Eigen::ArrayXf::Zero(H);
