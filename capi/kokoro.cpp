@@ -77,6 +77,7 @@ struct kokoro_engine {
 
   CallbackSink sink;
   std::atomic<bool> busy{false};
+  std::atomic<bool> prepared_persisted{false};  // the first kokoro_speak writes the prepared weights to the user's cache
 
   // Guards `session` against kokoro_stop while kokoro_speak replaces it, and orders stop against say.
   std::mutex stop_mutex;
@@ -385,7 +386,11 @@ int kokoro_speak(kokoro_engine* engine, const char* text, const kokoro_speak_opt
   auto e = lookup(engine);
   if (!e) return invalid_handle(engine);
   try {
-    return speak(*e, text, options, on_audio, on_event, user_data);
+    const int status = speak(*e, text, options, on_audio, on_event, user_data);
+    // Once, after the audio: the next process reads the weights prepared here instead of preparing them on
+    // its first sentence (core/weight_cache.h). Failing to write is not an error.
+    if (status == KOKORO_OK && !e->prepared_persisted.exchange(true)) e->synthesizer->model().persist_prepared_weights();
+    return status;
   } catch (const std::bad_alloc&) {
     return fail(KOKORO_ERR_INTERNAL, "out of memory");
   } catch (const kokoro::Error& ex) {

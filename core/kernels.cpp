@@ -79,8 +79,8 @@ namespace {
 void linear_rows_bf16(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y) {
   const int64_t out = w.dim(0), in = w.dim(1), T = x.dim(0);
   auto pack = [&] { return pack_bt_bf16_parallel(w.data, in, in, out); };
-  auto packed = cached_weights_as<std::vector<bf16_t>>(w.data, "linear-bf16 " + shape_to_string(w.shape), pack);
-  if (!packed) packed = pack();
+  auto packed = cached_weights_as<bf16_t>(w.data, "linear-bf16 " + shape_to_string(w.shape), pack);
+  if (!packed) packed = prepared_from(pack());
   thread_local std::vector<bf16_t> xb;
   if (xb.size() < static_cast<size_t>(T * in)) xb.resize(static_cast<size_t>(T * in));
   to_bf16(x.data(), xb.data(), T * in);
@@ -89,7 +89,7 @@ void linear_rows_bf16(const Tensor& x, const TensorView& w, const TensorView* bi
   const int64_t parts = double(out) * in * T < kParallelMacs ? 1 : 2 * num_threads();
   float* Y = y.data();
   parallel_ranges(panels, 2, static_cast<int>(parts), [&](int64_t p0, int64_t p1) {
-    gemm_bf16(xp, in, T, in, packed->data() + p0 * pairs * 32, 16 * (p1 - p0), Y + 16 * p0, out);
+    gemm_bf16(xp, in, T, in, packed.data + p0 * pairs * 32, 16 * (p1 - p0), Y + 16 * p0, out);
     if (bias)
       for (int64_t t = 0; t < T; ++t)
         for (int64_t c = 16 * p0; c < 16 * p1; ++c) Y[t * out + c] += bias->data[c];
@@ -116,15 +116,15 @@ thread_local bool t_linear_rows_baseline = false;
 
 // W^T [in, out] of a Linear weight W [out, in], transposed once per model (core/weight_cache.h; per call for
 // weights outside a model): the layout oneDNN's matmul reads fastest.
-std::shared_ptr<const std::vector<float>> transposed_weight(const TensorView& w) {
+Prepared<float> transposed_weight(const TensorView& w) {
   const int64_t out = w.dim(0), in = w.dim(1);
   auto transpose = [&] {
     auto t = std::make_shared<std::vector<float>>(static_cast<size_t>(in * out));
     Eigen::Map<RowMatrix>(t->data(), in, out) = w.matrix().transpose();
     return std::shared_ptr<const std::vector<float>>(t);
   };
-  auto wt = cached_weights_as<std::vector<float>>(w.data, "linear-f32-transposed " + shape_to_string(w.shape), transpose);
-  return wt ? wt : transpose();
+  auto wt = cached_weights_as<float>(w.data, "linear-f32-transposed " + shape_to_string(w.shape), transpose);
+  return wt ? wt : prepared_from(transpose());
 }
 }  // namespace
 
@@ -146,7 +146,7 @@ void linear_rows(const Tensor& x, const TensorView& w, const TensorView* bias, T
   parallel_for(parts, [&](int64_t p) {
     const int64_t c0 = p * block, c1 = std::min(out, c0 + block);
     if (c1 <= c0) return;
-    onednn_matmul_f32(x.data(), T, in, wt->data() + c0, out, bias ? bias->data + c0 : nullptr, c1 - c0,
+    onednn_matmul_f32(x.data(), T, in, wt.data + c0, out, bias ? bias->data + c0 : nullptr, c1 - c0,
                       y.data() + c0, out);
   });
 }
@@ -232,8 +232,8 @@ void conv1d_onednn(const Tensor& x, const TensorView& w, const TensorView* bias,
         for (int64_t j = 0; j < k; ++j) (*b)[(j * in + i) * out + o] = w.data[(o * in + i) * k + j];
     return std::shared_ptr<const std::vector<float>>(b);
   };
-  auto b = cached_weights_as<std::vector<float>>(w.data, "conv1d-f32-tap-major " + shape_to_string(w.shape), prepare);
-  if (!b) b = prepare();
+  auto b = cached_weights_as<float>(w.data, "conv1d-f32-tap-major " + shape_to_string(w.shape), prepare);
+  if (!b) b = prepared_from(prepare());
   // im2col, tap-major: row t = rows t, t+d, ..., t+(k-1)d of the zero-padded, transposed input, end to end.
   thread_local RowMatrix xt, cols, yt;
   xt.setZero(T + 2 * padding, in);
@@ -249,7 +249,7 @@ void conv1d_onednn(const Tensor& x, const TensorView& w, const TensorView* bias,
   const int64_t block = (out + parts - 1) / parts;
   parallel_for(parts, [&](int64_t p) {
     const int64_t c0 = p * block, c1 = std::min(out, c0 + block);
-    if (c1 > c0) onednn_matmul_f32(a, t_out, K, b->data() + c0, out, bias ? bias->data + c0 : nullptr, c1 - c0, c + c0, out);
+    if (c1 > c0) onednn_matmul_f32(a, t_out, K, b.data + c0, out, bias ? bias->data + c0 : nullptr, c1 - c0, c + c0, out);
   });
   y.matrix() = yt.transpose();
 }
@@ -271,8 +271,8 @@ void conv1d_bf16(const Tensor& x, const TensorView& w, const TensorView* bias, i
         for (int64_t i = 0; i < in; ++i) tap_major[j * in + i] = wo[i * k + j];
     });
   };
-  auto packed = cached_weights_as<std::vector<bf16_t>>(w.data, "conv1d-bf16-tap-major " + shape_to_string(w.shape), pack);
-  if (!packed) packed = pack();
+  auto packed = cached_weights_as<bf16_t>(w.data, "conv1d-bf16-tap-major " + shape_to_string(w.shape), pack);
+  if (!packed) packed = prepared_from(pack());
   // x^T with `padding` zero rows above and below, in bf16.
   const int64_t rows = T + 2 * padding;
   thread_local std::vector<bf16_t> xt;
@@ -289,7 +289,7 @@ void conv1d_bf16(const Tensor& x, const TensorView& w, const TensorView* bias, i
   const int64_t pairs = K / 2, panels = out / 16;
   const int64_t parts = double(out) * K * t_out < kParallelMacs ? 1 : 2 * num_threads();
   parallel_ranges(panels, 2, static_cast<int>(parts), [&](int64_t p0, int64_t p1) {
-    gemm_bf16(a, in, t_out, K, packed->data() + p0 * pairs * 32, 16 * (p1 - p0), c + 16 * p0, out);
+    gemm_bf16(a, in, t_out, K, packed.data + p0 * pairs * 32, 16 * (p1 - p0), c + 16 * p0, out);
   });
   y.matrix() = yt.transpose();
   add_bias_columns(y, bias);
@@ -431,7 +431,7 @@ void bilstm(const Tensor& x, const LstmWeights& fwd, const LstmWeights& bwd, Ten
   // core's L2, where the fp32 matrix (1 MB) is re-read from L3 at every step; the steps are the text side's
   // critical path.
   const bool bf16 = kernel_precision() != Precision::fp32 && (4 * H) % 16 == 0 && H % 2 == 0 && x.dim(1) % 2 == 0;
-  std::shared_ptr<const std::vector<float>> wih_t[2];
+  Prepared<float> wih_t[2];
   Tensor projected[2];
   if (bf16) {
     linear_rows(x, fwd.w_ih, nullptr, projected[0]);
@@ -440,20 +440,20 @@ void bilstm(const Tensor& x, const LstmWeights& fwd, const LstmWeights& bwd, Ten
     wih_t[0] = transposed_weight(fwd.w_ih);
     wih_t[1] = transposed_weight(bwd.w_ih);
   }
-  std::shared_ptr<const std::vector<bf16_t>> whh_bf16[2];
+  Prepared<bf16_t> whh_bf16[2];
   if (bf16)
     for (int dir = 0; dir < 2; ++dir) {
       const TensorView& whh = (dir == 0 ? fwd : bwd).w_hh;
       auto pack = [&] { return pack_bt_bf16_parallel(whh.data, H, H, 4 * H); };
-      whh_bf16[dir] = cached_weights_as<std::vector<bf16_t>>(whh.data, "lstm-whh-bf16 " + shape_to_string(whh.shape), pack);
-      if (!whh_bf16[dir]) whh_bf16[dir] = pack();
+      whh_bf16[dir] = cached_weights_as<bf16_t>(whh.data, "lstm-whh-bf16 " + shape_to_string(whh.shape), pack);
+      if (!whh_bf16[dir]) whh_bf16[dir] = prepared_from(pack());
     }
   const int64_t in = x.dim(1);
   parallel_for(2, [&](int64_t dir) {
     const LstmWeights& w = dir == 0 ? fwd : bwd;
     RowMatrix G(T, 4 * H);
     if (bf16) G = projected[dir].matrix();
-    else onednn_matmul_f32(x.data(), T, in, wih_t[dir]->data(), 4 * H, nullptr, 4 * H, G.data(), 4 * H);
+    else onednn_matmul_f32(x.data(), T, in, wih_t[dir].data, 4 * H, nullptr, 4 * H, G.data(), 4 * H);
     G.rowwise() += (w.b_ih.vector() + w.b_hh.vector()).transpose();
     Eigen::VectorXf h = Eigen::VectorXf::Zero(H), g(4 * H);
     Eigen::ArrayXf c = Eigen::ArrayXf::Zero(H);
@@ -463,7 +463,7 @@ void bilstm(const Tensor& x, const LstmWeights& fwd, const LstmWeights& bwd, Ten
       const int64_t t = dir == 0 ? s : T - 1 - s;
       if (whh_bf16[dir]) {
         to_bf16(h.data(), hb.data(), H);
-        gemm_bf16(hb.data(), H, 1, H, whh_bf16[dir]->data(), 4 * H, g.data(), 4 * H);
+        gemm_bf16(hb.data(), H, 1, H, whh_bf16[dir].data, 4 * H, g.data(), 4 * H);
       } else {
         g.noalias() = Whh * h;
       }

@@ -10,8 +10,11 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 
+#include "core/assets.h"
 #include "core/error.h"
+#include "core/kernel_family.h"
 #include "core/verified_files.h"
 #include "core/weight_cache.h"
 
@@ -61,6 +64,21 @@ int64_t scan_tensor(int fd, uint64_t offset, uint64_t nbytes, std::vector<float>
   return -1;
 }
 
+}  // namespace
+
+namespace {
+// Where the prepared forms of this file's weights persist (core/weight_cache.h): named by the file's
+// identity (device, inode, size, times) and the kernel family, so that a changed or replaced model and
+// another family's kernels never read them. Only for model-sized files (tests' small ones prepare anew).
+std::string prepared_store_path(const struct stat& st) {
+  if (static_cast<uint64_t>(st.st_size) < kRecordVerifiedFrom) return "";
+  const std::string dir = user_cache_dir();
+  if (dir.empty()) return "";
+  const std::string key = file_identity(st, "kokoro model v" + std::to_string(kModelVersion)) + " kernels " + kernel_family();
+  char name[40];
+  std::snprintf(name, sizeof name, "%016zx.kwc", std::hash<std::string>{}(key));
+  return dir + "/prepared/" + name;
+}
 }  // namespace
 
 std::shared_ptr<const ModelFile> ModelFile::open(const std::string& path, FiniteCheck check) {
@@ -133,7 +151,7 @@ std::shared_ptr<const ModelFile> ModelFile::open(const std::string& path, Finite
   // (core/weight_cache.h). (The destructor unregisters; unregistering an unknown region is harmless.)
   std::vector<WeightExtent> extents;
   for (const TensorInfo& t : m->tensors_) extents.push_back({static_cast<size_t>(t.offset), static_cast<size_t>(t.nbytes)});
-  register_weight_region(m->base_, m->size_, std::move(extents));
+  register_weight_region(m->base_, m->size_, std::move(extents), prepared_store_path(st));
   const std::string identity = file_identity(st, "kokoro model v" + std::to_string(kModelVersion) + " finite");
   if (check == FiniteCheck::always || (check == FiniteCheck::once && !was_verified(path, identity))) {
     std::vector<float> buf(1 << 20);
@@ -149,6 +167,8 @@ std::shared_ptr<const ModelFile> ModelFile::open(const std::string& path, Finite
   }
   return m;
 }
+
+size_t ModelFile::persist_prepared_weights() const { return base_ ? kokoro::persist_prepared_weights(base_) : 0; }
 
 ModelFile::~ModelFile() {
   if (!base_) return;

@@ -49,6 +49,10 @@ class ModelFile {
   static std::shared_ptr<const ModelFile> open(const std::string& path, FiniteCheck check = FiniteCheck::once);
   // Whether the last open of this object ran the NaN/Inf scan (false: skipped as already verified).
   bool scanned_finite() const { return scanned_finite_; }
+  // Writes the prepared forms of the weights used so far to the user's cache (core/weight_cache.h), so
+  // that the next process reads them instead of preparing them on its first sentence. Returns how many
+  // were written (0: all came from there already, or it cannot be written). Not for real-time threads.
+  size_t persist_prepared_weights() const;
   ~ModelFile();
   ModelFile(const ModelFile&) = delete;
   ModelFile& operator=(const ModelFile&) = delete;

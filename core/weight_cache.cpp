@@ -1,11 +1,15 @@
 #include "core/weight_cache.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
-
+#include <cstring>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -15,12 +19,83 @@ namespace kokoro {
 
 namespace {
 
+// A store file mapped read-only: entries by (offset in the region, kind).
+struct StoreEntry {
+  size_t file_offset = 0, bytes = 0;
+  uint64_t hash = 0;
+};
+struct Store {
+  const char* base = nullptr;
+  size_t size = 0;
+  std::map<std::pair<size_t, std::string>, StoreEntry> entries;
+  ~Store() {
+    if (base) munmap(const_cast<char*>(base), size);
+  }
+};
+
 struct Region {
   const char* begin;
   size_t bytes;
-  std::map<std::pair<const void*, std::string>, std::shared_ptr<const void>> entries;
+  std::map<std::pair<const void*, std::string>, PreparedBytes> entries;
   std::vector<WeightExtent> file_tensors;  // empty: not a file mapping, never released
+  std::string store_path;                  // empty: no store file
+  std::shared_ptr<const Store> store;      // the store file as found at registration (may be null)
+  size_t made = 0;                         // entries prepared here, not read from the store
 };
+
+// Store file layout (little-endian, all offsets from the file's start):
+//   "KOKOROPW" | u32 version | u32 count | count x { u64 region offset, u64 file offset, u64 bytes,
+//   u64 content hash, u32 kind length, kind } | data, each entry 64-byte aligned.
+constexpr char kStoreMagic[8] = {'K', 'O', 'K', 'O', 'R', 'O', 'P', 'W'};
+constexpr uint32_t kStoreVersion = 1;
+
+bool store_disabled() {
+  const char* e = std::getenv("KOKORO_PREPARED_CACHE");
+  return e && std::strcmp(e, "0") == 0;
+}
+
+// The store file at path, or null when it is missing or does not parse (then it is simply rebuilt).
+std::shared_ptr<const Store> map_store(const std::string& path) {
+  if (path.empty() || store_disabled()) return nullptr;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return nullptr;
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || st.st_size < 16) {
+    ::close(fd);
+    return nullptr;
+  }
+  void* p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_SHARED, fd, 0);
+  ::close(fd);
+  if (p == MAP_FAILED) return nullptr;
+  auto s = std::make_shared<Store>();
+  s->base = static_cast<const char*>(p);
+  s->size = static_cast<size_t>(st.st_size);
+  size_t at = 0;
+  auto read = [&](void* dst, size_t n) {
+    if (n > s->size - at) return false;
+    std::memcpy(dst, s->base + at, n);
+    at += n;
+    return true;
+  };
+  char magic[8];
+  uint32_t version = 0, count = 0;
+  if (!read(magic, 8) || std::memcmp(magic, kStoreMagic, 8) != 0 || !read(&version, 4) ||
+      version != kStoreVersion || !read(&count, 4))
+    return nullptr;
+  for (uint32_t i = 0; i < count; ++i) {
+    uint64_t region_offset = 0, file_offset = 0, bytes = 0, hash = 0;
+    uint32_t kind_len = 0;
+    if (!read(&region_offset, 8) || !read(&file_offset, 8) || !read(&bytes, 8) || !read(&hash, 8) ||
+        !read(&kind_len, 4) || kind_len > 4096 || kind_len > s->size - at)
+      return nullptr;
+    std::string kind(s->base + at, kind_len);
+    at += kind_len;
+    if (file_offset > s->size || bytes > s->size - file_offset) return nullptr;
+    s->entries[{static_cast<size_t>(region_offset), kind}] = {static_cast<size_t>(file_offset),
+                                                              static_cast<size_t>(bytes), hash};
+  }
+  return s;
+}
 
 struct Cache {
   std::mutex mutex;
@@ -64,12 +139,106 @@ void release_source_pages(const Region& r, const void* p) {
   if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
 }
 
-void register_weight_region(const void* begin, size_t bytes, std::vector<WeightExtent> file_tensors) {
+uint64_t prepared_content_hash(const void* data, size_t bytes) {
+  constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
+  uint64_t lane[4] = {bytes, bytes ^ 0x5bd1e995ull, bytes + kMul, ~bytes};
+  const auto* p = static_cast<const unsigned char*>(data);
+  size_t i = 0;
+  for (; i + 32 <= bytes; i += 32)
+    for (int l = 0; l < 4; ++l) {
+      uint64_t w;
+      std::memcpy(&w, p + i + 8 * l, 8);
+      const uint64_t x = (lane[l] ^ w) * kMul;
+      lane[l] = (x << 29) | (x >> 35);
+    }
+  uint64_t h = lane[0] ^ (lane[1] * 3) ^ (lane[2] * 5) ^ (lane[3] * 7);
+  for (; i < bytes; ++i) h = (h ^ p[i]) * kMul;
+  return h ^ (h >> 31);
+}
+
+void register_weight_region(const void* begin, size_t bytes, std::vector<WeightExtent> file_tensors,
+                            std::string store_path) {
   std::sort(file_tensors.begin(), file_tensors.end(),
             [](const WeightExtent& a, const WeightExtent& b) { return a.offset < b.offset; });
+  std::shared_ptr<const Store> store = map_store(store_path);
   Cache& c = cache();
   std::lock_guard<std::mutex> lock(c.mutex);
-  c.regions.push_back(Region{static_cast<const char*>(begin), bytes, {}, std::move(file_tensors)});
+  c.regions.push_back(Region{static_cast<const char*>(begin), bytes, {}, std::move(file_tensors),
+                             std::move(store_path), std::move(store), 0});
+}
+
+size_t persist_prepared_weights(const void* region_begin) {
+  if (store_disabled()) return 0;
+  std::string path;
+  std::vector<std::pair<std::pair<size_t, std::string>, PreparedBytes>> entries;
+  std::vector<std::pair<std::pair<size_t, std::string>, StoreEntry>> stored;
+  std::shared_ptr<const Store> store;
+  {
+    Cache& c = cache();
+    std::lock_guard<std::mutex> lock(c.mutex);
+    Region* r = nullptr;
+    for (auto& reg : c.regions)
+      if (reg.begin == region_begin) r = &reg;
+    if (!r || r->store_path.empty() || r->made == 0) return 0;
+    path = r->store_path;
+    for (const auto& [key, value] : r->entries)
+      entries.push_back({{static_cast<size_t>(static_cast<const char*>(key.first) - r->begin), key.second}, value});
+    // What the store file held and this process did not use (another precision's forms) is kept too, so
+    // that processes with different settings do not keep replacing each other's forms.
+    if (r->store)
+      for (const auto& [key, e] : r->store->entries)
+        if (!r->entries.count({r->begin + key.first, key.second}))
+          stored.push_back({key, e});
+    store = r->store;
+  }
+  for (const auto& [key, e] : stored) {
+    const char* p = store->base + e.file_offset;
+    if (prepared_content_hash(p, e.bytes) == e.hash) entries.push_back({key, PreparedBytes{store, p, e.bytes}});
+  }
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  std::string tmp = path + ".XXXXXX";
+  const int fd = mkstemp(tmp.data());
+  if (fd < 0) return 0;
+  FILE* f = fdopen(fd, "wb");
+  if (!f) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return 0;
+  }
+  // Index first (its size is known before any data is placed), then the data, 64-byte aligned.
+  size_t index_bytes = 16;
+  for (const auto& e : entries) index_bytes += 36 + e.first.second.size();
+  size_t offset = (index_bytes + 63) / 64 * 64;
+  bool ok = std::fwrite(kStoreMagic, 1, 8, f) == 8;
+  const uint32_t version = kStoreVersion, count = static_cast<uint32_t>(entries.size());
+  ok = ok && std::fwrite(&version, 4, 1, f) == 1 && std::fwrite(&count, 4, 1, f) == 1;
+  std::vector<uint64_t> at;
+  for (const auto& [key, value] : entries) {
+    const uint64_t region_offset = key.first, file_offset = offset, bytes = value.bytes;
+    const uint64_t hash = prepared_content_hash(value.data, value.bytes);
+    const uint32_t kind_len = static_cast<uint32_t>(key.second.size());
+    ok = ok && std::fwrite(&region_offset, 8, 1, f) == 1 && std::fwrite(&file_offset, 8, 1, f) == 1 &&
+         std::fwrite(&bytes, 8, 1, f) == 1 && std::fwrite(&hash, 8, 1, f) == 1 &&
+         std::fwrite(&kind_len, 4, 1, f) == 1 && std::fwrite(key.second.data(), 1, kind_len, f) == kind_len;
+    at.push_back(offset);
+    offset = (offset + value.bytes + 63) / 64 * 64;
+  }
+  size_t written = index_bytes;
+  static const char zeros[64] = {};
+  for (size_t i = 0; ok && i < entries.size(); ++i) {
+    ok = std::fwrite(zeros, 1, at[i] - written, f) == at[i] - written;
+    const PreparedBytes& b = entries[i].second;
+    ok = ok && std::fwrite(b.data, 1, b.bytes, f) == b.bytes;
+    written = at[i] + b.bytes;
+  }
+  ok = (std::fclose(f) == 0) && ok;
+  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    return 0;
+  }
+  return entries.size();
 }
 
 void unregister_weight_region(const void* begin) {
@@ -82,22 +251,43 @@ void unregister_weight_region(const void* begin) {
     }
 }
 
-std::shared_ptr<const void> cached_weights(const void* data, const std::string& kind,
-                                           const std::function<std::shared_ptr<const void>()>& make) {
+PreparedBytes cached_weights(const void* data, const std::string& kind, const std::function<PreparedBytes()>& make) {
   Cache& c = cache();
   const auto key = std::make_pair(data, kind);
+  std::shared_ptr<const Store> store;
+  StoreEntry stored;
   {
     std::lock_guard<std::mutex> lock(c.mutex);
     Region* r = region_of(c, data);
-    if (!r) return nullptr;
+    if (!r) return {};
     if (auto it = r->entries.find(key); it != r->entries.end()) return it->second;
+    if (r->store) {
+      const size_t offset = static_cast<size_t>(static_cast<const char*>(data) - r->begin);
+      if (auto it = r->store->entries.find({offset, kind}); it != r->store->entries.end()) {
+        store = r->store;
+        stored = it->second;
+      }
+    }
   }
-  std::shared_ptr<const void> made = make();
+  PreparedBytes made;
+  bool from_store = false;
+  if (store) {
+    const char* p = store->base + stored.file_offset;
+    // Checked at first use: a damaged or foreign entry is prepared again instead.
+    if (prepared_content_hash(p, stored.bytes) == stored.hash) {
+      made = {store, p, stored.bytes};
+      from_store = true;
+    }
+  }
+  if (!from_store) made = make();
   std::lock_guard<std::mutex> lock(c.mutex);
   Region* r = region_of(c, data);
   if (!r) return made;  // unregistered meanwhile: use it once, keep nothing
   const auto [it, inserted] = r->entries.emplace(key, std::move(made));  // first one in wins
-  if (inserted) release_source_pages(*r, data);
+  if (inserted) {
+    if (!from_store) ++r->made;
+    release_source_pages(*r, data);
+  }
   return it->second;
 }
 

@@ -5,9 +5,18 @@
 // be reused for different values while an entry for it exists. Weights anywhere else (tests' own tensors)
 // are not cached; callers then prepare per call.
 //
+// Prepared weights can also persist across processes: a region registered with a store file reads the
+// prepared forms it finds there (mapped, each checked against its content hash at first use) instead of
+// preparing them, and persist_prepared_weights() writes the region's prepared forms to that file. Preparing
+// the model's ~200 MB of packed and Winograd-transformed weights takes a few hundred ms of the first
+// sentence of every process, which is what a one-shot `kokoro-say "Hi"` waits for (issue 12, "instant
+// start"). The store file's name encodes the model file's identity and the kernel family
+// (ModelFile::open), so a changed model or another family never reads a stale form.
+//
 // Thread-safe: lookups take a mutex (not for real-time threads); a missing entry is built outside the lock.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -19,25 +28,64 @@ namespace kokoro {
 struct WeightExtent {
   size_t offset = 0, bytes = 0;
 };
+
+// Bytes of a prepared weight, valid while `owner` lives (a vector, or the mapping of a store file).
+struct PreparedBytes {
+  std::shared_ptr<const void> owner;
+  const void* data = nullptr;
+  size_t bytes = 0;
+};
+
+// The typed view callers use: `size` elements of T at `data`.
+template <class T>
+struct Prepared {
+  std::shared_ptr<const void> owner;
+  const T* data = nullptr;
+  size_t size = 0;
+  explicit operator bool() const { return data != nullptr; }
+};
+
+template <class T>
+Prepared<T> prepared_from(std::shared_ptr<const std::vector<T>> v) {
+  const T* d = v->data();
+  const size_t n = v->size();
+  return {std::move(v), d, n};
+}
+
 // Registers a region whose weights may be cached. `file_tensors` (sorted by offset) may only be given for a
 // read-only MAP_PRIVATE file mapping (ModelFile): once a prepared form of a weight is cached, the pages lying
 // wholly inside its tensor are released (madvise MADV_DONTNEED), since the engine now reads the prepared
 // form. Such pages are clean copies of the file: if anything reads them again the kernel maps them back
 // from the page cache, so releasing them is invisible except in the resident size. Without file_tensors
-// (tests' heap buffers) nothing is released.
-void register_weight_region(const void* begin, size_t bytes, std::vector<WeightExtent> file_tensors = {});
+// (tests' heap buffers) nothing is released. `store_path` (may be empty: none) is the region's store file.
+void register_weight_region(const void* begin, size_t bytes, std::vector<WeightExtent> file_tensors = {},
+                            std::string store_path = "");
 void unregister_weight_region(const void* begin);
 
-// The cached object for (data, kind), built by make() on first use; nullptr when data is not in a
-// registered region (make is then not called).
-std::shared_ptr<const void> cached_weights(const void* data, const std::string& kind,
-                                           const std::function<std::shared_ptr<const void>()>& make);
+// Writes every prepared weight of the region to its store file (a new file renamed into place), unless
+// each of them came from that file already. Returns how many were written (0: nothing to do, no store
+// file, or the file could not be written: the store is an optimisation, never an error). Not for real-time
+// threads: it writes up to a few hundred MB.
+size_t persist_prepared_weights(const void* region_begin);
+
+// The cached bytes for (data, kind): from the region's entries, else from its store file, else built by
+// make(). Empty (data == nullptr) when data is not in a registered region (make is then not called).
+PreparedBytes cached_weights(const void* data, const std::string& kind, const std::function<PreparedBytes()>& make);
 
 template <class T>
-std::shared_ptr<const T> cached_weights_as(const void* data, const std::string& kind,
-                                           const std::function<std::shared_ptr<const T>()>& make) {
-  return std::static_pointer_cast<const T>(
-      cached_weights(data, kind, [&]() -> std::shared_ptr<const void> { return make(); }));
+Prepared<T> cached_weights_as(const void* data, const std::string& kind,
+                              const std::function<std::shared_ptr<const std::vector<T>>()>& make) {
+  const PreparedBytes b = cached_weights(data, kind, [&] {
+    std::shared_ptr<const std::vector<T>> v = make();
+    const void* d = v->data();
+    const size_t n = v->size() * sizeof(T);
+    return PreparedBytes{std::move(v), d, n};
+  });
+  return {b.owner, static_cast<const T*>(b.data), b.bytes / sizeof(T)};
 }
+
+// The content hash the store file keeps per entry (64-bit, four interleaved multiply-rotate lanes: reads
+// at memory speed, catches truncation and damaged blocks; not a cryptographic hash).
+uint64_t prepared_content_hash(const void* data, size_t bytes);
 
 }  // namespace kokoro

@@ -263,13 +263,13 @@ void conv1d_winograd(const Tensor& x, const TensorView& w, const TensorView* bia
   // model file. fp32: transformed per call (the fp32 path and its golden results are unchanged).
   const int64_t gci = groups * ci;
   const bool bf16 = kernel_precision() != Precision::fp32 && co % 16 == 0 && gci % 2 == 0;
-  std::shared_ptr<const std::vector<bf16_t>> Ub;
+  Prepared<bf16_t> Ub;
   float* U = nullptr;
   if (bf16) {
     const std::string kind = "winograd-bf16 F(" + std::to_string(m) + "," + std::to_string(r) + ") " +
                              shape_to_string(w.shape);
-    Ub = cached_weights_as<std::vector<bf16_t>>(w.data, kind, [&] { return transform_weights_bf16(w, tr, groups); });
-    if (!Ub) Ub = transform_weights_bf16(w, tr, groups);
+    Ub = cached_weights_as<bf16_t>(w.data, kind, [&] { return transform_weights_bf16(w, tr, groups); });
+    if (!Ub) Ub = prepared_from(transform_weights_bf16(w, tr, groups));
   } else {
     U = sized(weight_scratch(), static_cast<size_t>(alpha) * gci * co);
     transform_weights(w, tr, groups, U);
@@ -326,7 +326,7 @@ void conv1d_winograd(const Tensor& x, const TensorView& w, const TensorView* bia
     const int64_t gemm_rows = rows - (groups - 1);
     for (int p = 0; p < alpha; ++p) {
       if (bf16) {
-        gemm_bf16(Vb + p * rows * ci, ci, gemm_rows, gci, Ub->data() + p * ub_per_point, co, M + p * rows * co, co);
+        gemm_bf16(Vb + p * rows * ci, ci, gemm_rows, gci, Ub.data + p * ub_per_point, co, M + p * rows * co, co);
         continue;
       }
       const Strided vin(V + p * rows * ci, gemm_rows, gci, Eigen::OuterStride<>(ci));

@@ -26,6 +26,12 @@
  * caller's; inside them only kokoro_stop (or returning nonzero) and the functions that take no engine are
  * allowed.
  *
+ * Start-up: the first sentence of a process prepares the model's weights for the CPU's kernels (packed and
+ * transformed, ~160 MB). The first successful kokoro_speak of an engine then writes them, after its audio,
+ * to $XDG_CACHE_HOME/kokoro-rt/prepared (or ~/.cache/kokoro-rt/prepared; once per model file and kernel
+ * family, ~0.1-0.2 s), and later processes read them from there: their first sentence starts as fast as
+ * the next ones. KOKORO_PREPARED_CACHE=0 turns this off.
+ *
  * Handles: kokoro_engine is opaque. A handle that was closed, or was never returned by kokoro_open, is
  * rejected with KOKORO_ERR_INVALID_HANDLE (the library keeps a registry of open engines; it never
  * dereferences an unknown pointer).

@@ -276,15 +276,15 @@ TEST(Bf16, WeightsPreparedOncePerRegionAndDroppedWithIt) {
   // The cache holds exactly one entry for this weight and kind: a second lookup never builds.
   const auto entry = cached_weights(wd.data(), "winograd-bf16 F(4,4) " + shape_to_string(w.shape), [&] {
     ++builds;
-    return std::shared_ptr<const void>();
+    return PreparedBytes{};
   });
   EXPECT_EQ(builds, 0);
-  EXPECT_NE(entry, nullptr);
+  EXPECT_NE(entry.data, nullptr);
   unregister_weight_region(wd.data());
   EXPECT_EQ(cached_weights(wd.data(), "anything", [&] {
               ++builds;
-              return std::shared_ptr<const void>();
-            }),
+              return PreparedBytes{};
+            }).data,
             nullptr);
   EXPECT_EQ(builds, 0) << "outside a region nothing is built or kept";
   ASSERT_EQ(per_call.shape(), cached.shape());

@@ -224,15 +224,116 @@ TEST(ModelFile, ReleasedWeightPagesReadBackFromTheFile) {
   const auto m = ModelFile::open(dir.file("w.kokoro"));
   const TensorView v = m->get("w");
   ASSERT_EQ(std::memcmp(v.data, values.data(), values.size() * 4), 0);
-  const auto prepared = cached_weights(v.data, "test copy", [&] {
+  const auto prepared = cached_weights_as<float>(v.data, "test copy", [&] {
     return std::make_shared<const std::vector<float>>(v.data, v.data + values.size());
   });
-  ASSERT_NE(prepared, nullptr);
+  ASSERT_TRUE(prepared);
   EXPECT_EQ(std::memcmp(v.data, values.data(), values.size() * 4), 0);
 
   std::vector<float> heap = values;
   register_weight_region(heap.data(), heap.size() * 4);
-  ASSERT_NE(cached_weights(heap.data(), "test copy", [&] { return std::make_shared<const int>(0); }), nullptr);
+  ASSERT_TRUE(cached_weights_as<int>(heap.data(), "test copy", [&] { return std::make_shared<const std::vector<int>>(1, 0); }));
   EXPECT_EQ(std::memcmp(heap.data(), values.data(), values.size() * 4), 0);
   unregister_weight_region(heap.data());
+}
+
+// Prepared weights persist in a store file (core/weight_cache.h): a second registration of the same weights
+// reads them from the file instead of preparing them; a damaged, truncated or foreign file is never
+// trusted: the weight is prepared again.
+class WeightStore : public ::testing::Test {
+ protected:
+  std::vector<float> weights_ = std::vector<float>(4096);
+  int builds_ = 0;
+  void SetUp() override {
+    for (size_t i = 0; i < weights_.size(); ++i) weights_[i] = 0.5f * static_cast<float>(i);
+  }
+  // Registers the weights with the store file, looks up two prepared forms, unregisters.
+  std::vector<float> lookup(const std::string& store, bool persist = false) {
+    register_weight_region(weights_.data(), weights_.size() * 4, {}, store);
+    std::vector<float> got;
+    for (const char* kind : {"doubled", "negated"}) {
+      const auto p = cached_weights_as<float>(weights_.data() + 16, kind, [&] {
+        ++builds_;
+        auto v = std::make_shared<std::vector<float>>(weights_.begin() + 16, weights_.end());
+        for (float& x : *v) x = kind[0] == 'd' ? 2 * x : -x;
+        return std::shared_ptr<const std::vector<float>>(v);
+      });
+      EXPECT_TRUE(p);
+      got.insert(got.end(), p.data, p.data + p.size);
+    }
+    if (persist) EXPECT_EQ(persist_prepared_weights(weights_.data()), 2u);
+    unregister_weight_region(weights_.data());
+    return got;
+  }
+};
+
+TEST_F(WeightStore, PreparedWeightsPersistAndReadBackWithoutPreparing) {
+  test::TempDir dir;
+  const std::string store = dir.file("sub/dir/w.kwc");  // directories are created
+  const auto first = lookup(store, /*persist=*/true);
+  EXPECT_EQ(builds_, 2);
+  const auto second = lookup(store);
+  EXPECT_EQ(builds_, 2) << "read from the store, not prepared again";
+  EXPECT_EQ(first, second);
+  // Nothing new was prepared: persisting again writes nothing.
+  register_weight_region(weights_.data(), weights_.size() * 4, {}, store);
+  EXPECT_EQ(persist_prepared_weights(weights_.data()), 0u);
+  unregister_weight_region(weights_.data());
+}
+
+TEST_F(WeightStore, DamagedTruncatedOrForeignStoreFilesArePreparedAgain) {
+  test::TempDir dir;
+  const std::string store = dir.file("w.kwc");
+  const auto reference = lookup(store, /*persist=*/true);
+  std::string bytes;
+  {
+    std::ifstream in(store, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  ASSERT_GT(bytes.size(), 2 * 4080 * 4u);
+  auto write = [&](const std::string& content) { std::ofstream(store, std::ios::binary | std::ios::trunc) << content; };
+
+  std::string damaged = bytes;
+  damaged[damaged.size() - 100] ^= 0x40;  // a bit inside the last entry's data
+  write(damaged);
+  builds_ = 0;
+  EXPECT_EQ(lookup(store), reference);
+  EXPECT_EQ(builds_, 1) << "the damaged entry is prepared again, the intact one is read";
+
+  for (const std::string& bad : {bytes.substr(0, bytes.size() / 2), bytes.substr(0, 20), std::string(5000, '\x7f'),
+                                 std::string()}) {
+    write(bad);
+    builds_ = 0;
+    EXPECT_EQ(lookup(store), reference);
+    EXPECT_EQ(builds_, 2) << "store file of " << bad.size() << " bytes";
+  }
+}
+
+TEST_F(WeightStore, DisabledByTheEnvironment) {
+  test::TempDir dir;
+  const std::string store = dir.file("w.kwc");
+  lookup(store, /*persist=*/true);
+  setenv("KOKORO_PREPARED_CACHE", "0", 1);
+  builds_ = 0;
+  lookup(store);
+  unsetenv("KOKORO_PREPARED_CACHE");
+  EXPECT_EQ(builds_, 2);
+}
+
+TEST_F(WeightStore, PersistingKeepsTheFormsAnotherProcessStored) {
+  test::TempDir dir;
+  const std::string store = dir.file("w.kwc");
+  const auto both = lookup(store, /*persist=*/true);
+  // A process that prepares a third form and persists keeps the two it did not use.
+  register_weight_region(weights_.data(), weights_.size() * 4, {}, store);
+  const auto third = cached_weights_as<float>(weights_.data(), "third", [&] {
+    ++builds_;
+    return std::make_shared<const std::vector<float>>(8, 1.0f);
+  });
+  EXPECT_TRUE(third);
+  EXPECT_EQ(persist_prepared_weights(weights_.data()), 3u);
+  unregister_weight_region(weights_.data());
+  builds_ = 0;
+  EXPECT_EQ(lookup(store), both);
+  EXPECT_EQ(builds_, 0);
 }

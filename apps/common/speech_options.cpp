@@ -122,6 +122,14 @@ std::string describe_speech(const SpeechOptions& o) {
   return "mode " + o.mode + ", precision " + precision_name(precision()) + ", kernels " + kernel_family();
 }
 
+void persist_prepared_weights(const SpeechEngine& engine) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const size_t n = engine.synthesizer->model().persist_prepared_weights();
+  if (n > 0)
+    spdlog::debug("prepared weights: {} written to the cache in {:.0f} ms", n,
+                  std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+}
+
 double warm_up(const SpeechEngine& engine) {
   const auto t0 = std::chrono::steady_clock::now();
   // About 2.5 s of speech: long enough that every kernel takes the path a real sentence takes.

@@ -62,6 +62,9 @@ SpeechEngine load_speech_engine(const SpeechOptions& options);
 // 1334 to 939 ms with it (docs/streaming.md).
 // Returns the milliseconds it took.
 double warm_up(const SpeechEngine& engine);
+// Writes the weights prepared so far to the user's cache, so that the next start skips preparing them
+// (ModelFile::persist_prepared_weights); logs what it did at debug level. Call it off the audio path.
+void persist_prepared_weights(const SpeechEngine& engine);
 
 // spdlog at warn (debug with -v), lines prefixed "<app>: <level>: " like the apps' own messages.
 void setup_logging(const char* app_name, bool verbose);

@@ -157,6 +157,7 @@ int run(const Options& o) {
   const kokoro::app::SpeechEngine engine = kokoro::app::load_speech_engine(o.speech);
   // A long-running client: the first line should start as fast as the later ones (see warm_up).
   spdlog::debug("warm-up: {:.0f} ms", kokoro::app::warm_up(engine));
+  kokoro::app::persist_prepared_weights(engine);
   std::unique_ptr<Fifo> fifo;
   if (!o.fifo.empty()) fifo = std::make_unique<Fifo>(o.fifo);
   const std::string server = o.server.empty() ? (std::getenv("JACK_DEFAULT_SERVER") ? std::getenv("JACK_DEFAULT_SERVER") : "default") : o.server;

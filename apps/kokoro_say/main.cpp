@@ -235,6 +235,7 @@ int main(int argc, char** argv) {
     }
     sink->drain(60.0);
     write_timestamps();
+    kokoro::app::persist_prepared_weights(engine);  // the next start reads them instead of preparing them
     return failed ? 1 : 0;
   } catch (const kokoro::Error& e) {
     std::fprintf(stderr, "kokoro-say: %s\n", e.what());
