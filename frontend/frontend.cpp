@@ -15,6 +15,7 @@
 #include "frontend/ssml.h"
 #include "frontend/unicode_text.h"
 #include "frontend/utf8.h"
+#include "frontend/zh_g2p.h"
 
 namespace kokoro {
 
@@ -24,6 +25,7 @@ struct Language {
   bool english = false;
   bool british = false;
   std::string espeak;  // espeak-ng language for the non-English ones
+  bool mandarin = false;  // zh_g2p.h rather than espeak-ng
 };
 
 Language parse_language(std::string lang) {
@@ -35,8 +37,9 @@ Language parse_language(std::string lang) {
   if (lang == "hi" || lang == "h") return {false, false, "hi"};
   if (lang == "it" || lang == "i") return {false, false, "it"};
   if (lang == "pt-br" || lang == "p") return {false, false, "pt-br"};
+  if (lang == "zh" || lang == "z" || lang == "zh-cn" || lang == "cmn") return {false, false, "", true};
   throw Error("unsupported language '" + lang +
-              "' (use en-us, en-gb, es, fr-fr, hi, it or pt-br; ja and zh are not supported)");
+              "' (use en-us, en-gb, es, fr-fr, hi, it, pt-br or zh; ja is not supported)");
 }
 
 bool is_line_break(char32_t c) { return c == U'\n' || c == 0x2028 || c == 0x2029; }
@@ -55,8 +58,10 @@ struct Frontend::Impl {
   std::shared_ptr<EnglishEspeakFallback> en_fallback;
   std::unique_ptr<en::G2P> en_g2p;
   std::unique_ptr<EspeakLanguageG2P> other_g2p;
+  std::unique_ptr<zh::G2P> zh_g2p;
 
   std::vector<Unit> units_of(const std::vector<utf8::CodePoint>& line) const {
+    if (zh_g2p) return zh_g2p->phonemize_line(line);
     if (!language.english) return other_g2p->phonemize_line(line);
     std::vector<Unit> units;
     for (auto& tk : en_g2p->phonemize_line(line)) {
@@ -93,6 +98,8 @@ Frontend::Frontend(const FrontendOptions& options) : impl_(std::make_unique<Impl
     if (!options.lexicon_file.empty() || !options.lexicon_entries.empty())
       g2p_options.user = en::UserLexicon::load(options.lexicon_file, options.lexicon_entries);
     impl_->en_g2p = std::make_unique<en::G2P>(std::move(data), std::move(fallback), std::move(g2p_options));
+  } else if (impl_->language.mandarin) {
+    impl_->zh_g2p = zh::G2P::load(options.assets_dir);
   } else {
     impl_->other_g2p = std::make_unique<EspeakLanguageG2P>(impl_->language.espeak);
   }

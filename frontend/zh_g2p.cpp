@@ -1,0 +1,88 @@
+#include "frontend/zh_g2p.h"
+
+#include "core/assets.h"
+#include "frontend/unicode_text.h"
+#include "frontend/zh_normalize.h"
+#include "frontend/zh_pinyin.h"
+#include "frontend/zh_segment.h"
+
+namespace kokoro::zh {
+
+namespace {
+
+bool is_han(char32_t c) { return c >= 0x4E00 && c <= 0x9FFF; }
+
+// Marks the chunker cuts at or keeps apart from words (frontend/chunker.h).
+bool is_mark(char32_t c) {
+  static constexpr std::u32string_view kMarks = U";:,.!?—…\"“”()";
+  return kMarks.find(c) != std::u32string_view::npos;
+}
+
+}  // namespace
+
+G2P::G2P(std::shared_ptr<const Dict> dict, Vocab vocab) : dict_(std::move(dict)), vocab_(std::move(vocab)) {}
+
+std::unique_ptr<G2P> G2P::load(const std::string& assets_dir) {
+  const std::string assets = find_assets_dir(assets_dir);
+  return std::make_unique<G2P>(Dict::open(find_dict_file(assets)), Vocab::load(assets + "/config.json"));
+}
+
+std::vector<Unit> G2P::phonemize_line(const std::vector<utf8::CodePoint>& line) const {
+  std::vector<Char> text;
+  text.reserve(line.size());
+  for (const auto& cp : line) text.push_back({cp.cp, cp.begin, cp.end});
+  text = normalize(std::move(text));
+
+  std::vector<Unit> units;
+  std::u32string han;
+  size_t i = 0;
+  const size_t n = text.size();
+  while (i < n) {
+    if (is_han(text[i].c)) {
+      size_t j = i;
+      han.clear();
+      while (j < n && is_han(text[j].c)) han.push_back(text[j++].c);
+      const size_t first_unit = units.size();
+      for (const auto& [b, e] : cut_words(*dict_, han)) {
+        std::u32string ps;
+        for (const std::string& r : word_readings(*dict_, std::u32string_view(han).substr(b, e - b)))
+          ps += syllable_ipa(r);
+        if (ps.empty()) continue;
+        units.push_back({std::move(ps), true, text[i + b].begin, text[i + e - 1].end, true});
+      }
+      if (units.size() > first_unit) units.back().space_after = false;
+      i = j;
+      continue;
+    }
+    // Not an ideograph: passed on as written, minus what the vocabulary lacks.
+    const Char& ch = text[i];
+    if (text::is_space(ch.c)) {
+      if (!units.empty()) units.back().space_after = true;
+    } else if (is_mark(ch.c)) {
+      units.push_back({std::u32string(1, ch.c), false, ch.begin, ch.end, false});
+    } else if (vocab_.id(ch.c)) {
+      const bool continues = i > 0 && !units.empty() && units.back().is_word && !units.back().space_after &&
+                             !is_han(text[i - 1].c) && !is_mark(text[i - 1].c) && !text::is_space(text[i - 1].c);
+      if (continues) {
+        units.back().phonemes.push_back(ch.c);
+        units.back().text_end = ch.end;
+      } else {
+        units.push_back({std::u32string(1, ch.c), false, ch.begin, ch.end, true});
+      }
+    }
+    ++i;
+  }
+  if (!units.empty()) units.back().space_after = false;
+  return units;
+}
+
+std::string G2P::phonemize(std::string_view text) const {
+  std::u32string out;
+  for (const Unit& u : phonemize_line(utf8::decode(text))) {
+    out += u.phonemes;
+    if (u.space_after) out.push_back(U' ');
+  }
+  return utf8::encode(out);
+}
+
+}  // namespace kokoro::zh
