@@ -85,4 +85,24 @@ std::string G2P::phonemize(std::string_view text) const {
   return utf8::encode(out);
 }
 
+std::vector<std::pair<char32_t, std::u32string>> G2P::character_readings(std::string_view text) const {
+  std::vector<Char> chars;
+  for (const auto& cp : utf8::decode(text)) chars.push_back({cp.cp, cp.begin, cp.end});
+  chars = normalize(std::move(chars));
+  std::vector<std::pair<char32_t, std::u32string>> out;
+  std::u32string han;
+  for (size_t i = 0; i <= chars.size(); ++i) {
+    if (i < chars.size() && is_han(chars[i].c)) {
+      han.push_back(chars[i].c);
+      continue;
+    }
+    for (const auto& [b, e] : cut_words(*dict_, han)) {
+      const auto readings = word_readings(*dict_, std::u32string_view(han).substr(b, e - b));
+      for (size_t k = b; k < e; ++k) out.emplace_back(han[k], syllable_ipa(readings[k - b]));
+    }
+    han.clear();
+  }
+  return out;
+}
+
 }  // namespace kokoro::zh
