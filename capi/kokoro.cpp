@@ -34,6 +34,7 @@
 #include "engine/synthesizer.h"
 #include "frontend/frontend.h"
 #include "frontend/utf8.h"
+#include "frontend/voice_language.h"
 
 #ifndef KOKORO_VERSION_STRING
 #define KOKORO_VERSION_STRING "0.0.0"
@@ -204,7 +205,7 @@ int speak(kokoro_engine& e, const char* text, const kokoro_speak_options* option
   }
   SessionKey key;
   key.voice = o.voice ? o.voice : "af_heart";
-  key.language = o.language ? o.language : "en-us";
+  key.language = kokoro::language_for(o.language ? o.language : "", key.voice);
   key.mode = o.mode ? o.mode : "";
   key.speed = o.speed == 0.0f ? 1.0f : o.speed;
   key.seed = o.seed;

@@ -50,7 +50,7 @@ struct Segment {
 
 struct FrontendOptions {
   // "en-us" (or "a"), "en-gb" ("b"), or an espeak-ng language as KPipeline uses them: "es" ("e"),
-  // "fr-fr" ("f"), "hi" ("h"), "it" ("i"), "pt-br" ("p").
+  // "fr-fr" ("f"), "hi" ("h"), "it" ("i"), "pt-br" ("p"); "zh" ("z") reads Mandarin (frontend/zh_g2p.h).
   std::string language = "en-us";
   // Holds config.json and lexicons/; empty: kokoro::find_assets_dir().
   std::string assets_dir;

@@ -11,6 +11,7 @@
 #include "core/kernel_family.h"
 #include "core/precision.h"
 #include "frontend/vocab.h"
+#include "frontend/voice_language.h"
 #include "realtime/audio_sink.h"
 
 namespace kokoro::app {
@@ -18,7 +19,9 @@ namespace kokoro::app {
 void add_speech_options(CLI::App& app, SpeechOptions& o) {
   app.add_option("--voice", o.voice, "Voice name, .bin file, or blend like af_heart:0.6,af_bella:0.4")->capture_default_str();
   app.add_option("--speed", o.speed, "Speaking rate (0.25..4; 1 is normal)")->check(CLI::Range(0.25f, 4.0f))->capture_default_str();
-  app.add_option("--lang", o.lang, "Language: en-us, en-gb, es, fr-fr, hi, it, pt-br")->capture_default_str();
+  app.add_option("--lang", o.lang,
+                 "Language: en-us, en-gb, es, fr-fr, hi, it, pt-br, zh (default: from the voice name's first letter, "
+                 "as the official pipeline's lang codes: zf_xiaobei is zh; en-us when the name says nothing)");
   app.add_option("--mode", o.mode,
                  "Synthesis mode: exact (whole sentences vocoded whole, identical to the reference), slice (same "
                  "sentences, vocoded in word-aligned slices as fast as playback needs: early first audio) or stream "
@@ -54,7 +57,7 @@ void add_speech_options(CLI::App& app, SpeechOptions& o) {
 
 std::shared_ptr<const Frontend> load_frontend(const SpeechOptions& o, const std::string& assets_dir) {
   FrontendOptions fo;
-  fo.language = o.lang;
+  fo.language = language_for(o.lang, o.voice);
   fo.assets_dir = assets_dir;
   fo.first_segment_max_words = o.first_words;
   fo.lexicon_file = o.lexicon;

@@ -18,7 +18,7 @@ namespace kokoro::app {
 
 struct SpeechOptions {
   std::string voice = "af_heart";
-  std::string lang = "en-us";
+  std::string lang;  // empty: from the voice name (frontend/voice_language.h)
   float speed = 1.0f;
   std::string model;   // empty: $KOKORO_MODEL, then models/kokoro-v1_0.kokoro
   std::string assets;  // empty: $KOKORO_ASSETS, then the shared assets directory

@@ -1,5 +1,5 @@
 // libFuzzer target: Frontend::segment on arbitrary bytes. The first byte picks the language (mostly
-// American English, some British and Spanish), the streaming option, or SSML (bytes >= 248: the SSML
+// American English, some British, Spanish and Mandarin: 244..247), the streaming option, or SSML (bytes >= 248: the SSML
 // parser alone, then the frontend with SSML forced on); the rest is the text. Every result must satisfy
 // the contract (segments of 1..max_phonemes code points of valid UTF-8, offsets inside the input, spans
 // inside their segment; SSML pieces map every byte back into the input); malformed SSML may only be a
@@ -35,6 +35,7 @@ struct Frontends {
   std::unique_ptr<kokoro::Frontend> us_streaming = make("en-us", 3);
   std::unique_ptr<kokoro::Frontend> gb = make("en-gb", 0);
   std::unique_ptr<kokoro::Frontend> es = make("es", 0);
+  std::unique_ptr<kokoro::Frontend> zh = make("zh", 2);  // needs zh.kozh (scripts/fuzz-frontend.sh builds it)
   std::unique_ptr<kokoro::Frontend> ssml = make("en-us", 4, kokoro::FrontendOptions::Ssml::on);
 };
 
@@ -53,7 +54,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const auto& [us, us_streaming, gb, es, ssml] = frontends();
+  const auto& [us, us_streaming, gb, es, zh, ssml] = frontends();
   if (size == 0) return 0;
   const uint8_t selector = data[0];
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
@@ -71,7 +72,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                : selector < 160 ? *us
                                : selector < 200 ? *us_streaming
                                : selector < 240 ? *gb
-                                                : *es;
+                               : selector < 244 ? *es
+                                                : *zh;
   std::vector<kokoro::Segment> segs;
   try {
     segs = fe.segment(text);
