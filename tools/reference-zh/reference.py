@@ -4,7 +4,7 @@ KPipeline(lang_code='z', repo_id='hexgrad/Kokoro-82M') builds misaki.zh.ZHG2P(ve
 path (cn2an numbers, punctuation mapping, jieba.lcut, pypinyin lazy_pinyin TONE3, pinyin_to_ipa). We call
 that G2P directly on each corpus line (one sentence each).
 
-  tools/reference-zh/venv/bin/python tools/reference-zh/reference.py tests/data/zh/corpus.txt \
+  .venv-zh/bin/python tools/reference-zh/reference.py tests/data/zh/corpus.txt \
       > tests/data/zh/expected.txt
 
 Output: one line per corpus line (comments and blank lines are kept as they are, so line numbers match):
