@@ -163,7 +163,7 @@ std::string Frontend::normalize(std::string_view text) const {
 }
 
 std::string Frontend::normalize_plain(std::string_view text) const {
-  if (!impl_->language.english) return std::string(text);
+  if (!impl_->language.english && !impl_->zh_g2p) return std::string(text);
   const std::vector<utf8::CodePoint> cps = utf8::decode(text);
   std::string out;
   size_t i = 0;
@@ -173,7 +173,7 @@ std::string Frontend::normalize_plain(std::string_view text) const {
     if (i > 0) out.push_back('\n');
     const std::vector<utf8::CodePoint> line(cps.begin() + static_cast<std::ptrdiff_t>(i),
                                             cps.begin() + static_cast<std::ptrdiff_t>(j));
-    out += impl_->en_g2p->normalize_line(line);
+    out += impl_->zh_g2p ? impl_->zh_g2p->normalize_line(line) : impl_->en_g2p->normalize_line(line);
     i = j + 1;
   }
   return out;

@@ -89,8 +89,9 @@ class Frontend {
   // Throws kokoro::Error only for malformed SSML when options().ssml is on.
   std::vector<Segment> segment(std::string_view text) const;
   // What segment() will say, as words: English text after normalisation ("5 km" -> "5 kilometers" is
-  // "five kilometers", "2:00 a.m." -> "two a.m."), one output line per input line. Other languages: the
-  // text unchanged (espeak-ng normalises internally).
+  // "five kilometers", "2:00 a.m." -> "two a.m."), one output line per input line. Mandarin: numbers as
+  // characters and punctuation as read ("3.5%，" -> "百分之三点五, "). Other languages: the text unchanged
+  // (espeak-ng normalises internally).
   std::string normalize(std::string_view text) const;
   const FrontendOptions& options() const;
 

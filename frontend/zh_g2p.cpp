@@ -85,6 +85,14 @@ std::string G2P::phonemize(std::string_view text) const {
   return utf8::encode(out);
 }
 
+std::string G2P::normalize_line(const std::vector<utf8::CodePoint>& line) const {
+  std::vector<Char> chars;
+  for (const auto& cp : line) chars.push_back({cp.cp, cp.begin, cp.end});
+  std::u32string out;
+  for (const Char& c : normalize(std::move(chars))) out.push_back(c.c);
+  return utf8::encode(out);
+}
+
 std::vector<std::pair<char32_t, std::u32string>> G2P::character_readings(std::string_view text) const {
   std::vector<Char> chars;
   for (const auto& cp : utf8::decode(text)) chars.push_back({cp.cp, cp.begin, cp.end});

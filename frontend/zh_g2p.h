@@ -30,6 +30,8 @@ class G2P {
   std::vector<Unit> phonemize_line(const std::vector<utf8::CodePoint>& line) const;
   // The phoneme string of one line (units joined), as misaki's ZHG2P returns it after vocab filtering.
   std::string phonemize(std::string_view text) const;
+  // The line as it is read: numbers as characters, punctuation mapped (zh_normalize.h).
+  std::string normalize_line(const std::vector<utf8::CodePoint>& line) const;
   // Each ideograph of the normalised text with its reading (for agreement per character in tests).
   std::vector<std::pair<char32_t, std::u32string>> character_readings(std::string_view text) const;
 

@@ -184,6 +184,7 @@ TEST(ZhG2P, OddInputThroughTheFrontend) {
   }
   const auto segs = fe.segment(long_line);
   EXPECT_GT(segs.size(), 10u);
+  EXPECT_EQ(fe.normalize("增长了3.5%，\n2024年"), "增长了百分之三点五,\n二零二四年");
   const auto one = fe.segment("你好，世界！");
   ASSERT_EQ(one.size(), 1u);
   EXPECT_EQ(one[0].phonemes, "ni↓xau↓, ʂɨ↘ʨje↘!");
