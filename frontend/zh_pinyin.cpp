@@ -70,6 +70,7 @@ std::string strict_final(std::string_view initial, std::string rest) {
   if (initial.empty()) {
     if (rest.rfind("yu", 0) == 0) return "v" + rest.substr(2);
     if (rest == "yi" || rest == "yin" || rest == "ying") return rest.substr(1);
+    if (rest == "yo") return "o";  // pypinyin's strict final of yo (哟) is o
     if (rest.rfind("y", 0) == 0) rest = "i" + rest.substr(1);
     else if (rest == "wu") return "u";
     else if (rest.rfind("w", 0) == 0) rest = "u" + rest.substr(1);
