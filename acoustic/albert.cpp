@@ -10,14 +10,13 @@ namespace kokoro {
 
 namespace {
 
-// transformers' "gelu_new": the tanh approximation used by ALBERT.
+// transformers' "gelu_new": the tanh approximation used by ALBERT. Eigen's vectorised tanh (a rational
+// approximation within a few ulp of libm's) instead of a scalar std::tanh per element: over the 12 layers'
+// [T, 2048] activations the scalar loop took more time than all of ALBERT's matrix products.
 void gelu_new(Tensor& x) {
   constexpr float kSqrt2OverPi = 0.7978845608028654f;
-  float* p = x.data();
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    const float v = p[i];
-    p[i] = 0.5f * v * (1.0f + std::tanh(kSqrt2OverPi * (v + 0.044715f * v * v * v)));
-  }
+  Eigen::Map<Eigen::ArrayXf> v(x.data(), x.numel());
+  v = 0.5f * v * (1.0f + (kSqrt2OverPi * (v + 0.044715f * v.cube())).tanh());
 }
 
 constexpr float kLayerNormEps = 1e-12f;  // AlbertConfig.layer_norm_eps

@@ -110,6 +110,92 @@ void precision_args(benchmark::internal::Benchmark* b) {
 }
 BENCHMARK(BM_conv1d_precision)->Apply(precision_args)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// Is an int8 path worth building for the generator's convolutions (issue 12)? oneDNN's int8 convolution
+// (VNNI: 64 multiply-adds per instruction, twice vdpbf16ps' 32) as an engine would run it: s8 weights with
+// per-output-channel scales quantized once, the input quantized per call with one dynamic scale (its
+// max-abs), f32 output; one thread, beside the engine's bf16 Winograd convolution (weights prepared once)
+// on the same shapes and the same thread count. GFLOPs count direct-convolution work for both.
+// args: implementation (0 engine bf16 Winograd, 1 oneDNN int8 direct), channels, kernel, dilation, columns
+void BM_conv1d_int8(benchmark::State& state) {
+  const int64_t C = state.range(1), k = state.range(2), T = state.range(4);
+  const int d = static_cast<int>(state.range(3));
+  set_num_threads(1);
+  ConvData cd(C, C, k, T);
+  const int pad = static_cast<int>((k * d - d) / 2);
+  Tensor y({C, T});
+  if (state.range(0) == 0) {
+    register_weight_region(cd.w.data(), cd.w.size() * sizeof(float));
+    set_precision(Precision::bf16);
+    conv1d_winograd(cd.x, cd.wv, &cd.bv, pad, d, *winograd_for_kernel(k), y);  // prepares the weights
+    for (auto _ : state) {
+      conv1d_winograd(cd.x, cd.wv, &cd.bv, pad, d, *winograd_for_kernel(k), y);
+      benchmark::DoNotOptimize(y.data());
+    }
+    set_precision(Precision::fp32);
+    unregister_weight_region(cd.w.data());
+    state.SetLabel("engine bf16 winograd");
+  } else {
+    using dnnl::memory;
+    using dt = memory::data_type;
+    using tag = memory::format_tag;
+    dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+    dnnl::stream strm(eng);
+    // Weights: s8 with one scale per output channel (max-abs / 127), quantized once.
+    std::vector<float> w_scale(C);
+    std::vector<int8_t> w_q(cd.w.size());
+    for (int64_t o = 0; o < C; ++o) {
+      float m = 0;
+      for (int64_t i = 0; i < C * k; ++i) m = std::max(m, std::abs(cd.w[o * C * k + i]));
+      w_scale[o] = m > 0 ? m / 127.0f : 1.0f;
+      for (int64_t i = 0; i < C * k; ++i)
+        w_q[o * C * k + i] = static_cast<int8_t>(std::lrint(cd.w[o * C * k + i] / w_scale[o]));
+    }
+    const memory::desc src_md({1, C, T}, dt::s8, tag::any), w_md({C, C, k}, dt::s8, tag::any),
+        dst_md({1, C, T}, dt::f32, tag::any);
+    const dnnl::convolution_forward::desc cdesc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                                src_md, w_md, dst_md, {1}, {d - 1}, {pad}, {pad});
+    // Per-output-channel weight scales fixed in the primitive (oneDNN 2.6 has no run-time scales for
+    // convolutions); the input's dynamic scale multiplies the output afterwards, within the timing.
+    dnnl::primitive_attr attr;
+    attr.set_output_scales(2, w_scale);
+    const dnnl::convolution_forward::primitive_desc pd(cdesc, attr, eng);
+    dnnl::convolution_forward conv(pd);
+    memory w_user({{C, C, k}, dt::s8, tag::oiw}, eng, w_q.data()), w_packed(pd.weights_desc(), eng);
+    dnnl::reorder(w_user, w_packed).execute(strm, w_user, w_packed);
+    std::vector<int8_t> xq(static_cast<size_t>(C * T));
+    memory x_user({{1, C, T}, dt::s8, tag::ncw}, eng, xq.data()), x_conv(pd.src_desc(), eng);
+    memory dst_conv(pd.dst_desc(), eng);
+    memory dst_user({{1, C, T}, dt::f32, tag::ncw}, eng, y.data());
+    const bool src_same = pd.src_desc() == x_user.get_desc(), dst_same = pd.dst_desc() == dst_user.get_desc();
+    for (auto _ : state) {
+      // Dynamic activation quantization: one scale for the input, then s8 in the primitive's layout.
+      float m = 0;
+      for (int64_t i = 0; i < cd.x.numel(); ++i) m = std::max(m, std::abs(cd.x[i]));
+      const float xs = m > 0 ? m / 127.0f : 1.0f, inv = 1.0f / xs;
+      for (int64_t i = 0; i < cd.x.numel(); ++i) xq[i] = static_cast<int8_t>(std::lrint(cd.x[i] * inv));
+      if (!src_same) dnnl::reorder(x_user, x_conv).execute(strm, x_user, x_conv);
+      conv.execute(strm, {{DNNL_ARG_SRC, src_same ? x_user : x_conv}, {DNNL_ARG_WEIGHTS, w_packed},
+                          {DNNL_ARG_DST, dst_same ? dst_user : dst_conv}});
+      if (!dst_same) dnnl::reorder(dst_conv, dst_user).execute(strm, dst_conv, dst_user);
+      strm.wait();
+      for (int64_t o = 0; o < C; ++o)
+        for (int64_t t = 0; t < T; ++t) y[o * T + t] = y[o * T + t] * xs + cd.b[o];
+      benchmark::DoNotOptimize(y.data());
+    }
+    state.SetLabel(std::string("onednn int8 ") + pd.impl_info_str());
+  }
+  state.counters["GFLOPs"] = benchmark::Counter(2.0 * C * C * k * T, benchmark::Counter::kIsIterationInvariantRate,
+                                                benchmark::Counter::kIs1000);
+}
+void int8_args(benchmark::internal::Benchmark* b) {
+  if (!bf16_supported()) return;
+  for (int C : {256, 128})
+    for (int k : {3, 7, 11})
+      for (int d : {1, 5})
+        for (int impl : {0, 1}) b->Args({impl, C, k, d, C == 256 ? 1600 : 9601});
+}
+BENCHMARK(BM_conv1d_int8)->Apply(int8_args)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // ALBERT's products for a 20-token sentence (Q/K/V/O: 768 -> 768, FFN: 768 -> 2048 -> 768), a 60-token one,
 // and the text encoder's/prosody's longest (200 rows).
 // args: implementation (0 Eigen, 1 oneDNN fp32, 2 engine bf16, 3 oneDNN bf16), rows, in, out, threads
@@ -235,9 +321,11 @@ void BM_conv_transpose1d(benchmark::State& state) {
 BENCHMARK(BM_conv_transpose1d)->ArgsProduct({{0, 1}, {1, 2}})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // The prosody predictor's BiLSTM shape: 640 inputs, 256 hidden per direction, 60 steps.
-// args: implementation (0 baseline, 1 current), threads
+// args: implementation (0 baseline, 1 current, 2 current in bf16: W_hh packed to bf16 once), threads
 void BM_bilstm(benchmark::State& state) {
   const bool baseline = state.range(0) == 0;
+  if (state.range(0) == 2 && !bf16_supported()) return state.SkipWithError("no AVX512-BF16 on this CPU");
+  const ScopedKernelPrecision precision(state.range(0) == 2 ? Precision::bf16 : Precision::fp32);
   set_num_threads(static_cast<int>(state.range(1)));
   const int64_t in = 640, H = 256, T = 60;
   std::vector<float> wih(4 * H * in), whh(4 * H * H), bih(4 * H, 0.01f), bhh(4 * H, 0.01f);
@@ -245,6 +333,9 @@ void BM_bilstm(benchmark::State& state) {
   std::normal_distribution<float> n(0, 0.05f);
   for (auto& v : wih) v = n(rng);
   for (auto& v : whh) v = n(rng);
+  // As weights of a model: prepared forms (transposed, bf16-packed) are made once, outside the timing.
+  register_weight_region(whh.data(), whh.size() * sizeof(float));
+  register_weight_region(wih.data(), wih.size() * sizeof(float));
   const LstmWeights lw{{wih.data(), {4 * H, in}}, {whh.data(), {4 * H, H}}, {bih.data(), {4 * H}}, {bhh.data(), {4 * H}}};
   Tensor x({T, in}), y;
   for (int64_t i = 0; i < x.numel(); ++i) x[i] = n(rng);
@@ -255,10 +346,12 @@ void BM_bilstm(benchmark::State& state) {
       bilstm(x, lw, lw, y);
     benchmark::DoNotOptimize(y.data());
   }
-  state.SetLabel(baseline ? "baseline" : "parallel+vectorised");
+  unregister_weight_region(whh.data());
+  unregister_weight_region(wih.data());
+  state.SetLabel(baseline ? "baseline" : state.range(0) == 2 ? "parallel+vectorised, bf16 recurrence" : "parallel+vectorised");
   state.counters["us_per_step"] = benchmark::Counter(T, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
-BENCHMARK(BM_bilstm)->ArgsProduct({{0, 1}, {1, 2}})->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_bilstm)->ArgsProduct({{0, 1, 2}, {1, 2}})->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // AdaIN (instance norm + style affine) then Snake on the stage-1 activation shape.
 void BM_adain_snake(benchmark::State& state) {

@@ -161,7 +161,7 @@ int main(int argc, char** argv) {
   app.add_flag("--json", json, "Print JSON on stdout instead of the table");
   app.add_option("--json-file", json_file, "Also write the JSON to this file");
   app.add_option("--plot", plot_dir, "Write ttfa_cdf.png and stages.png into this directory (gnuplot)");
-  app.add_option("--precision", precision_opt, "fp32, bf16 or bf16-all (default: KOKORO_PRECISION, then fp32)")
+  app.add_option("--precision", precision_opt, "fp32, bf16 or bf16-all (default: KOKORO_PRECISION, then the programs' default: bf16-all where the CPU has it, else fp32)")
       ->check(CLI::IsMember({"fp32", "bf16", "bf16-all"}));
   app.add_flag("--no-peak", no_peak, "Skip the GEMM peak measurement");
   app.add_flag("--quality", quality,
@@ -174,6 +174,7 @@ int main(int argc, char** argv) {
     check_requested_kernel_family();  // KOKORO_KERNELS: measure the family asked for, or say why not
     set_num_threads(threads);
     if (!precision_opt.empty()) set_precision(parse_precision(precision_opt, "--precision"));
+    else if (!std::getenv("KOKORO_PRECISION")) set_precision(recommended_precision());
     BenchResult r;
     r.precision = precision_name(precision());
     r.onednn_isa = onednn_isa();

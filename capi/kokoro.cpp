@@ -205,7 +205,8 @@ int speak(kokoro_engine& e, const char* text, const kokoro_speak_options* option
   }
   SessionKey key;
   key.voice = o.voice ? o.voice : "af_heart";
-  key.language = kokoro::language_for(o.language ? o.language : "", key.voice);
+  key.language = o.language ? o.language : kokoro::language_for_voice(key.voice);
+  if (key.language.empty()) key.language = "en-us";
   key.mode = o.mode ? o.mode : "";
   key.speed = o.speed == 0.0f ? 1.0f : o.speed;
   key.seed = o.seed;
@@ -319,8 +320,8 @@ kokoro_engine* kokoro_open(const kokoro_config* config) {
       if (c.precision) kokoro::set_precision(kokoro::parse_precision(c.precision, "kokoro_config.precision"));
       else if (const char* env = std::getenv("KOKORO_PRECISION"); env && *env)
         kokoro::set_precision(kokoro::parse_precision(env, "KOKORO_PRECISION"));
-      else if (kokoro::bf16_supported())
-        kokoro::set_precision(kokoro::Precision::bf16);  // as kokoro-say: same durations and F0, ~1.6x faster
+      else
+        kokoro::set_precision(kokoro::recommended_precision());  // as kokoro-say: bf16-all where the CPU has it
       kokoro::set_num_threads(c.threads ? c.threads : 2);
       const std::string model = kokoro::default_model_path(c.model_path ? c.model_path : "");
       try {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -40,6 +40,26 @@ float sigmoid(float v) { return 1.0f / (1.0f + std::exp(-v)); }
 // Work below this many multiply-adds runs on the caller: waking a worker costs ~10-50 us.
 constexpr double kParallelMacs = 4e6;
 
+namespace {
+// W [N, K] (rows ldw apart) packed as B = W^T for gemm_bf16, panels of 16 rows in parallel: a model's weights
+// are prepared on its first sentence, on the way to first audio. `row` (optional) writes row n of W into
+// dst[K] instead of reading w (used to reorder a convolution's taps on the fly).
+std::shared_ptr<const std::vector<bf16_t>> pack_bt_bf16_parallel(
+    const float* w, int64_t ldw, int64_t K, int64_t N,
+    const std::function<void(int64_t n, float* dst)>& row = nullptr) {
+  auto p = std::make_shared<std::vector<bf16_t>>(static_cast<size_t>(packed_b_bf16_size(K, N)));
+  const int64_t pairs = (K + 1) / 2;
+  parallel_ranges(N / 16, 1, 4 * num_threads(), [&](int64_t p0, int64_t p1) {
+    bf16_t* dst = p->data() + p0 * pairs * 32;
+    if (!row) return pack_bt_bf16(w + p0 * 16 * ldw, ldw, K, 16 * (p1 - p0), dst);
+    std::vector<float> rows(static_cast<size_t>(16 * (p1 - p0) * K));
+    for (int64_t n = 16 * p0; n < 16 * p1; ++n) row(n, rows.data() + (n - 16 * p0) * K);
+    pack_bt_bf16(rows.data(), K, K, 16 * (p1 - p0), dst);
+  });
+  return p;
+}
+}  // namespace
+
 void linear_columns(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y) {
   if (w.dim(1) != x.dim(0)) throw Error("linear: weight " + shape_to_string(w.shape) + " vs input " + shape_to_string(x.shape()));
   const int64_t out = w.dim(0), T = x.dim(1);
@@ -58,11 +78,7 @@ namespace {
 // output features in parallel.
 void linear_rows_bf16(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y) {
   const int64_t out = w.dim(0), in = w.dim(1), T = x.dim(0);
-  auto pack = [&] {
-    auto p = std::make_shared<std::vector<bf16_t>>(static_cast<size_t>(packed_b_bf16_size(in, out)));
-    pack_bt_bf16(w.data, in, in, out, p->data());
-    return std::shared_ptr<const std::vector<bf16_t>>(p);
-  };
+  auto pack = [&] { return pack_bt_bf16_parallel(w.data, in, in, out); };
   auto packed = cached_weights_as<std::vector<bf16_t>>(w.data, "linear-bf16 " + shape_to_string(w.shape), pack);
   if (!packed) packed = pack();
   thread_local std::vector<bf16_t> xb;
@@ -249,13 +265,11 @@ void conv1d_bf16(const Tensor& x, const TensorView& w, const TensorView* bias, i
   // is rows t .. t+k-1 of the zero-padded, transposed input laid end to end, i.e. row t of that input read with
   // a row stride of `in` (rows overlap). No im2col copy: one GEMM of [t_out, k*in] x [k*in, out].
   auto pack = [&] {
-    std::vector<float> tap_major(static_cast<size_t>(out * K));
-    for (int64_t o = 0; o < out; ++o)
-      for (int64_t i = 0; i < in; ++i)
-        for (int64_t j = 0; j < k; ++j) tap_major[o * K + j * in + i] = w.data[(o * in + i) * k + j];
-    auto p = std::make_shared<std::vector<bf16_t>>(static_cast<size_t>(packed_b_bf16_size(K, out)));
-    pack_bt_bf16(tap_major.data(), K, K, out, p->data());
-    return std::shared_ptr<const std::vector<bf16_t>>(p);
+    return pack_bt_bf16_parallel(nullptr, K, K, out, [&](int64_t o, float* tap_major) {
+      const float* wo = w.data + o * in * k;
+      for (int64_t j = 0; j < k; ++j)
+        for (int64_t i = 0; i < in; ++i) tap_major[j * in + i] = wo[i * k + j];
+    });
   };
   auto packed = cached_weights_as<std::vector<bf16_t>>(w.data, "conv1d-bf16-tap-major " + shape_to_string(w.shape), pack);
   if (!packed) packed = pack();
@@ -413,6 +427,17 @@ void bilstm(const Tensor& x, const LstmWeights& fwd, const LstmWeights& bwd, Ten
   // are one GEMM (fp32 on oneDNN, W_ih^T prepared once per model); each step is then a [4H, H] matrix-vector
   // product and the gates, vectorised.
   const std::shared_ptr<const std::vector<float>> wih_t[2] = {transposed_weight(fwd.w_ih), transposed_weight(bwd.w_ih)};
+  // In bf16 the recurrence's W_hh^T is packed to bf16 once per model: 512 KB per direction stays in a
+  // core's L2, where the fp32 matrix (1 MB) is re-read from L3 at every step; the steps are the text side's
+  // critical path.
+  std::shared_ptr<const std::vector<bf16_t>> whh_bf16[2];
+  if (kernel_precision() != Precision::fp32 && (4 * H) % 16 == 0 && H % 2 == 0)
+    for (int dir = 0; dir < 2; ++dir) {
+      const TensorView& whh = (dir == 0 ? fwd : bwd).w_hh;
+      auto pack = [&] { return pack_bt_bf16_parallel(whh.data, H, H, 4 * H); };
+      whh_bf16[dir] = cached_weights_as<std::vector<bf16_t>>(whh.data, "lstm-whh-bf16 " + shape_to_string(whh.shape), pack);
+      if (!whh_bf16[dir]) whh_bf16[dir] = pack();
+    }
   const int64_t in = x.dim(1);
   parallel_for(2, [&](int64_t dir) {
     const LstmWeights& w = dir == 0 ? fwd : bwd;
@@ -421,10 +446,16 @@ void bilstm(const Tensor& x, const LstmWeights& fwd, const LstmWeights& bwd, Ten
     G.rowwise() += (w.b_ih.vector() + w.b_hh.vector()).transpose();
     Eigen::VectorXf h = Eigen::VectorXf::Zero(H), g(4 * H);
     Eigen::ArrayXf c = Eigen::ArrayXf::Zero(H);
+    std::vector<bf16_t> hb(whh_bf16[dir] ? static_cast<size_t>(H) : 0);
     const auto Whh = w.w_hh.matrix();
     for (int64_t s = 0; s < T; ++s) {
       const int64_t t = dir == 0 ? s : T - 1 - s;
-      g.noalias() = Whh * h;
+      if (whh_bf16[dir]) {
+        to_bf16(h.data(), hb.data(), H);
+        gemm_bf16(hb.data(), H, 1, H, whh_bf16[dir]->data(), 4 * H, g.data(), 4 * H);
+      } else {
+        g.noalias() = Whh * h;
+      }
       g += G.row(t).transpose();
       auto a = g.array();
       const Eigen::ArrayXf i = (1.0f + (-a.segment(0, H)).exp()).inverse();

@@ -53,6 +53,8 @@ const char* precision_name(Precision p) {
   return p == Precision::bf16 ? "bf16" : p == Precision::bf16_all ? "bf16-all" : "fp32";
 }
 
+Precision recommended_precision() { return bf16_supported() ? Precision::bf16_all : Precision::fp32; }
+
 void set_precision(Precision p) {
   require_supported(p, "set_precision");
   current().store(static_cast<int>(p));

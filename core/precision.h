@@ -23,6 +23,12 @@ bool bf16_supported();
 Precision parse_precision(const std::string& name, const std::string& what);
 const char* precision_name(Precision p);
 
+// The programs' default (kokoro-say, kokoro-jack, sd_kokoro, the C API, kokoro-bench) when neither an option
+// nor KOKORO_PRECISION names one: bf16_all where the CPU has AVX512-BF16, else fp32. bf16_all is measured
+// transparent (docs/benchmarks.md: same transcripts and DNSMOS as fp32 on the quality corpus) and meets the
+// speed targets (text side ~25 ms for 20 tokens). The library's own default stays fp32, the reference.
+Precision recommended_precision();
+
 // Takes effect at the next kernel call. Throws when bf16 is asked for and not supported.
 void set_precision(Precision p);
 // The current setting; the first call reads KOKORO_PRECISION (throws on an unknown or unsupported value).

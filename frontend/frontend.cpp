@@ -12,6 +12,8 @@
 #include "frontend/chunker.h"
 #include "frontend/en_g2p.h"
 #include "frontend/espeak_g2p.h"
+#include "frontend/ja_g2p.h"
+#include "frontend/ja_latin.h"
 #include "frontend/ssml.h"
 #include "frontend/unicode_text.h"
 #include "frontend/utf8.h"
@@ -24,22 +26,23 @@ namespace {
 struct Language {
   bool english = false;
   bool british = false;
+  bool japanese = false;
   std::string espeak;  // espeak-ng language for the non-English ones
   bool mandarin = false;  // zh_g2p.h rather than espeak-ng
 };
 
 Language parse_language(std::string lang) {
   std::transform(lang.begin(), lang.end(), lang.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (lang == "en-us" || lang == "a" || lang == "en") return {true, false, ""};
-  if (lang == "en-gb" || lang == "b") return {true, true, ""};
-  if (lang == "es" || lang == "e") return {false, false, "es"};
-  if (lang == "fr-fr" || lang == "f" || lang == "fr") return {false, false, "fr-fr"};
-  if (lang == "hi" || lang == "h") return {false, false, "hi"};
-  if (lang == "it" || lang == "i") return {false, false, "it"};
-  if (lang == "pt-br" || lang == "p") return {false, false, "pt-br"};
-  if (lang == "zh" || lang == "z" || lang == "zh-cn" || lang == "cmn") return {false, false, "", true};
-  throw Error("unsupported language '" + lang +
-              "' (use en-us, en-gb, es, fr-fr, hi, it, pt-br or zh; ja is not supported)");
+  if (lang == "en-us" || lang == "a" || lang == "en") return {true, false, false, ""};
+  if (lang == "en-gb" || lang == "b") return {true, true, false, ""};
+  if (lang == "es" || lang == "e") return {false, false, false, "es"};
+  if (lang == "fr-fr" || lang == "f" || lang == "fr") return {false, false, false, "fr-fr"};
+  if (lang == "hi" || lang == "h") return {false, false, false, "hi"};
+  if (lang == "it" || lang == "i") return {false, false, false, "it"};
+  if (lang == "pt-br" || lang == "p") return {false, false, false, "pt-br"};
+  if (lang == "ja" || lang == "j") return {false, false, true, ""};
+  if (lang == "zh" || lang == "z" || lang == "zh-cn" || lang == "cmn") return {false, false, false, "", true};
+  throw Error("unsupported language '" + lang + "' (use en-us, en-gb, es, fr-fr, hi, it, pt-br, ja or zh)");
 }
 
 bool is_line_break(char32_t c) { return c == U'\n' || c == 0x2028 || c == 0x2029; }
@@ -58,9 +61,11 @@ struct Frontend::Impl {
   std::shared_ptr<EnglishEspeakFallback> en_fallback;
   std::unique_ptr<en::G2P> en_g2p;
   std::unique_ptr<EspeakLanguageG2P> other_g2p;
+  std::unique_ptr<ja::G2P> ja_g2p;
   std::unique_ptr<zh::G2P> zh_g2p;
 
   std::vector<Unit> units_of(const std::vector<utf8::CodePoint>& line) const {
+    if (ja_g2p) return ja_g2p->phonemize_line(line);
     if (zh_g2p) return zh_g2p->phonemize_line(line);
     if (!language.english) return other_g2p->phonemize_line(line);
     std::vector<Unit> units;
@@ -98,8 +103,14 @@ Frontend::Frontend(const FrontendOptions& options) : impl_(std::make_unique<Impl
     if (!options.lexicon_file.empty() || !options.lexicon_entries.empty())
       g2p_options.user = en::UserLexicon::load(options.lexicon_file, options.lexicon_entries);
     impl_->en_g2p = std::make_unique<en::G2P>(std::move(data), std::move(fallback), std::move(g2p_options));
+  } else if (impl_->language.japanese) {
+    const std::string assets = find_assets_dir(options.assets_dir);
+    impl_->ja_g2p = std::make_unique<ja::G2P>("", Vocab::load(assets + "/config.json"),
+                                              ja::english_reader(assets, options.espeak_fallback));
   } else if (impl_->language.mandarin) {
-    impl_->zh_g2p = zh::G2P::load(options.assets_dir);
+    // Latin words in Chinese text read by the English G2P, as for Japanese (zh_g2p.h).
+    const std::string assets = find_assets_dir(options.assets_dir);
+    impl_->zh_g2p = zh::G2P::load(assets, ja::english_reader(assets, options.espeak_fallback));
   } else {
     impl_->other_g2p = std::make_unique<EspeakLanguageG2P>(impl_->language.espeak);
   }

@@ -49,8 +49,10 @@ struct Segment {
 };
 
 struct FrontendOptions {
-  // "en-us" (or "a"), "en-gb" ("b"), or an espeak-ng language as KPipeline uses them: "es" ("e"),
-  // "fr-fr" ("f"), "hi" ("h"), "it" ("i"), "pt-br" ("p"); "zh" ("z") reads Mandarin (frontend/zh_g2p.h).
+  // "en-us" (or "a"), "en-gb" ("b"), "ja" ("j": misaki's Japanese G2P, ja_g2p.h; needs the Japanese
+  // dictionary from scripts/fetch-assets), "zh" ("z": misaki's Mandarin G2P, zh_g2p.h; needs zh.kozh from
+  // scripts/fetch-assets), or an espeak-ng language as KPipeline uses them: "es" ("e"),
+  // "fr-fr" ("f"), "hi" ("h"), "it" ("i"), "pt-br" ("p").
   std::string language = "en-us";
   // Holds config.json and lexicons/; empty: kokoro::find_assets_dir().
   std::string assets_dir;

@@ -2,11 +2,11 @@
 
 namespace kokoro {
 
-std::string language_of_voice(std::string_view voice) {
-  voice = voice.substr(0, voice.find(','));
-  voice = voice.substr(0, voice.find(':'));
+std::string language_for_voice(std::string_view voice) {
+  voice = voice.substr(0, voice.find_first_of(",:"));  // the first voice of a blend
   if (const size_t slash = voice.find_last_of('/'); slash != std::string_view::npos) voice.remove_prefix(slash + 1);
-  if (voice.size() < 4 || voice[2] != '_' || (voice[1] != 'f' && voice[1] != 'm')) return "";
+  // Voice names are <language letter><f|m>_<name>.
+  if (voice.size() < 3 || voice[2] != '_' || (voice[1] != 'f' && voice[1] != 'm')) return "";
   switch (voice[0]) {
     case 'a': return "en-us";
     case 'b': return "en-gb";
@@ -19,12 +19,6 @@ std::string language_of_voice(std::string_view voice) {
     case 'z': return "zh";
     default: return "";
   }
-}
-
-std::string language_for(std::string_view explicit_language, std::string_view voice, std::string_view fallback) {
-  if (!explicit_language.empty()) return std::string(explicit_language);
-  std::string lang = language_of_voice(voice);
-  return lang.empty() ? std::string(fallback) : lang;
 }
 
 }  // namespace kokoro

@@ -1,18 +1,13 @@
-// The language a voice speaks, from its name as the official pipeline's lang codes read it: the first
-// letter of "zf_xiaobei" is KPipeline's lang_code ('a' en-us, 'b' en-gb, 'e' es, 'f' fr-fr, 'h' hi,
-// 'i' it, 'j' ja, 'p' pt-br, 'z' zh). Used when no language is given.
+// The language a voice speaks, from its name, as the official pipeline's lang codes read it: the first
+// letter of the voice name (af_heart -> a -> en-us, jf_alpha -> j -> ja). For a blend
+// ("jf_alpha:0.6,jm_kumo:0.4") the first voice decides; for a .bin path, its file name.
 #pragma once
 #include <string>
 #include <string_view>
 
 namespace kokoro {
 
-// For a voice name, a .bin path or a blend ("af_heart:0.6,zf_xiaobei:0.4": its first voice). Empty when
-// the name does not start with a known code followed by f_ or m_ (a custom voice file).
-std::string language_of_voice(std::string_view voice);
-
-// language_of_voice, or `fallback` when that is empty.
-std::string language_for(std::string_view explicit_language, std::string_view voice,
-                         std::string_view fallback = "en-us");
+// "en-us", "en-gb", "es", "fr-fr", "hi", "it", "ja", "pt-br", "zh"; "" when the name has no known prefix.
+std::string language_for_voice(std::string_view voice);
 
 }  // namespace kokoro

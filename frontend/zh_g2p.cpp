@@ -1,5 +1,7 @@
 #include "frontend/zh_g2p.h"
 
+#include <algorithm>
+
 #include "core/assets.h"
 #include "frontend/unicode_text.h"
 #include "frontend/zh_normalize.h"
@@ -20,11 +22,13 @@ bool is_mark(char32_t c) {
 
 }  // namespace
 
-G2P::G2P(std::shared_ptr<const Dict> dict, Vocab vocab) : dict_(std::move(dict)), vocab_(std::move(vocab)) {}
+G2P::G2P(std::shared_ptr<const Dict> dict, Vocab vocab, LatinReader latin)
+    : dict_(std::move(dict)), vocab_(std::move(vocab)), latin_(std::move(latin)) {}
 
-std::unique_ptr<G2P> G2P::load(const std::string& assets_dir) {
+std::unique_ptr<G2P> G2P::load(const std::string& assets_dir, LatinReader latin) {
   const std::string assets = find_assets_dir(assets_dir);
-  return std::make_unique<G2P>(Dict::open(find_dict_file(assets)), Vocab::load(assets + "/config.json"));
+  return std::make_unique<G2P>(Dict::open(find_dict_file(assets)), Vocab::load(assets + "/config.json"),
+                               std::move(latin));
 }
 
 std::vector<Unit> G2P::phonemize_line(const std::vector<utf8::CodePoint>& line) const {
@@ -34,6 +38,7 @@ std::vector<Unit> G2P::phonemize_line(const std::vector<utf8::CodePoint>& line) 
   text = normalize(std::move(text));
 
   std::vector<Unit> units;
+  std::vector<std::u32string> surfaces;  // per unit: the written word when it is passed on as written
   std::u32string han;
   size_t i = 0;
   const size_t n = text.size();
@@ -49,6 +54,7 @@ std::vector<Unit> G2P::phonemize_line(const std::vector<utf8::CodePoint>& line) 
           ps += syllable_ipa(r);
         if (ps.empty()) continue;
         units.push_back({std::move(ps), true, text[i + b].begin, text[i + e - 1].end, true});
+        surfaces.emplace_back();
       }
       if (units.size() > first_unit) units.back().space_after = false;
       i = j;
@@ -60,20 +66,43 @@ std::vector<Unit> G2P::phonemize_line(const std::vector<utf8::CodePoint>& line) 
       if (!units.empty()) units.back().space_after = true;
     } else if (is_mark(ch.c)) {
       units.push_back({std::u32string(1, ch.c), false, ch.begin, ch.end, false});
-    } else if (vocab_.id(ch.c)) {
+      surfaces.emplace_back();
+    } else {
       const bool continues = i > 0 && !units.empty() && units.back().is_word && !units.back().space_after &&
-                             !is_han(text[i - 1].c) && !is_mark(text[i - 1].c) && !text::is_space(text[i - 1].c);
-      if (continues) {
-        units.back().phonemes.push_back(ch.c);
-        units.back().text_end = ch.end;
-      } else {
-        units.push_back({std::u32string(1, ch.c), false, ch.begin, ch.end, true});
+                             !surfaces.back().empty() && !is_han(text[i - 1].c) && !is_mark(text[i - 1].c) &&
+                             !text::is_space(text[i - 1].c);
+      if (!continues) {
+        units.push_back({U"", false, ch.begin, ch.end, true});
+        surfaces.emplace_back();
       }
+      if (vocab_.id(ch.c)) units.back().phonemes.push_back(ch.c);
+      units.back().text_end = ch.end;
+      surfaces.back().push_back(ch.c);
     }
     ++i;
   }
-  if (!units.empty()) units.back().space_after = false;
-  return units;
+  // Latin words: read by the LatinReader when there is one.
+  for (size_t k = 0; k < units.size() && latin_; ++k) {
+    const std::u32string& w = surfaces[k];
+    const bool ascii = !w.empty() && std::all_of(w.begin(), w.end(), [](char32_t c) { return c < 0x80; });
+    if (!ascii || !std::any_of(w.begin(), w.end(), text::is_ascii_letter)) continue;
+    std::u32string ps = latin_(w);
+    std::u32string kept;
+    for (char32_t c : ps)
+      if (c == U' ' || vocab_.id(c)) kept.push_back(c);
+    if (!kept.empty()) units[k].phonemes = std::move(kept);
+  }
+  // Words that kept no symbol are silent: no unit (their space goes to the unit before).
+  std::vector<Unit> spoken;
+  for (Unit& u : units) {
+    if (u.phonemes.empty()) {
+      if (u.space_after && !spoken.empty()) spoken.back().space_after = true;
+      continue;
+    }
+    spoken.push_back(std::move(u));
+  }
+  if (!spoken.empty()) spoken.back().space_after = false;
+  return spoken;
 }
 
 std::string G2P::phonemize(std::string_view text) const {

@@ -5,9 +5,12 @@
 // (zh_pinyin.h), words separated by spaces. That path applies no tone sandhi or erhua beyond what
 // pypinyin's phrase readings contain ("一个" is yi2 ge4 there), so neither do we.
 //
-// Everything else (Latin letters, punctuation) is passed on as written, as misaki does; symbols the model's
-// vocabulary lacks (emoji, digits cn2an cannot read, other scripts) are dropped, so they are silent.
+// Everything else (punctuation, other scripts) is passed on as written, as misaki does; symbols the model's
+// vocabulary lacks (emoji, digits cn2an cannot read) are dropped, so they are silent. Latin words go
+// through as written too (misaki: "iPhone" becomes "ihone", the model has no P), unless a LatinReader is
+// given: the Frontend passes the English G2P, as for Japanese (ja_latin.h), so "iPhone" is said in English.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -20,11 +23,14 @@
 
 namespace kokoro::zh {
 
+// Phonemes for an ASCII word with letters ("iPhone"), or "" to pass it on as written.
+using LatinReader = std::function<std::u32string(const std::u32string& word)>;
+
 class G2P {
  public:
   // Throws kokoro::Error when the dictionary cannot be found or opened.
-  G2P(std::shared_ptr<const Dict> dict, Vocab vocab);
-  static std::unique_ptr<G2P> load(const std::string& assets_dir);
+  G2P(std::shared_ptr<const Dict> dict, Vocab vocab, LatinReader latin = {});
+  static std::unique_ptr<G2P> load(const std::string& assets_dir, LatinReader latin = {});
 
   // Units (words and punctuation) of one line, ready for the Chunker.
   std::vector<Unit> phonemize_line(const std::vector<utf8::CodePoint>& line) const;
@@ -40,6 +46,7 @@ class G2P {
  private:
   std::shared_ptr<const Dict> dict_;
   Vocab vocab_;
+  LatinReader latin_;
 };
 
 }  // namespace kokoro::zh

@@ -82,8 +82,8 @@ typedef struct kokoro_config {
   const char* assets_dir;  /* config.json, voices/, lexicons/. NULL: $KOKORO_ASSETS, then
                               <prefix>/share/kokoro-rt/assets when installed, then the build tree's */
   int threads;             /* compute threads (1..64). 0: 2. Process-wide: the last kokoro_open sets it */
-  const char* precision;   /* "fp32", "bf16", "bf16-all". NULL: $KOKORO_PRECISION, then "bf16" where the CPU
-                              has AVX512-BF16, else "fp32". Process-wide */
+  const char* precision;   /* "fp32", "bf16", "bf16-all". NULL: $KOKORO_PRECISION, then "bf16-all" where the
+                              CPU has AVX512-BF16, else "fp32". Process-wide */
   int verbose;             /* nonzero: the engine's debug messages on stderr (default: warnings and errors
                               only). Process-wide. The library never writes to stdout */
 } kokoro_config;
@@ -105,8 +105,9 @@ KOKORO_API int kokoro_list_voices(kokoro_engine* engine, const char* const** nam
 typedef struct kokoro_speak_options {
   size_t size;           /* sizeof(kokoro_speak_options), or 0 */
   const char* voice;     /* a voice name, a .bin path, or a blend "af_heart:0.6,af_bella:0.4". NULL: "af_heart" */
-  const char* language;  /* "en-us", "en-gb", "es", "fr-fr", "hi", "it", "pt-br", "zh". NULL: from the
-                            voice name's first letter (zf_xiaobei: "zh"), else "en-us" */
+  const char* language;  /* "en-us", "en-gb", "es", "fr-fr", "hi", "it", "pt-br", "ja", "zh". NULL: the
+                            voice's (its first letter: af_heart en-us, jf_alpha ja, zf_xiaobei zh, ...),
+                            else "en-us" */
   float speed;           /* speaking rate, 0.25..4. 0: 1.0 */
   const char* mode;      /* synthesis mode by name: "exact", "slice", "stream" (see the engine's
                             docs/streaming.md). NULL: the engine's default. A string, so that new modes

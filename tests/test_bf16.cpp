@@ -108,7 +108,9 @@ TEST(Bf16, GemmMatchesDoublePrecisionOfRoundedInputsAndFp32WithinBf16Rounding) {
     int64_t M, K, N, lda;
   };
   for (const Shape s : {Shape{1, 2, 16, 2}, Shape{13, 64, 48, 64}, Shape{30, 768, 256, 256 * 3},
-                        Shape{25, 512, 128, 256}, Shape{12, 6, 32, 6}}) {
+                        Shape{25, 512, 128, 256}, Shape{12, 6, 32, 6},
+                        // matrix-vector products (eight panels at a time, then single panels): an LSTM step
+                        Shape{1, 256, 1024, 256}, Shape{2, 64, 144, 64}}) {
     // A's rows are lda apart with K contiguous (Winograd's windows overlap: lda may be < K).
     const int64_t a_len = (s.M - 1) * s.lda + s.K;
     const auto a = randn(static_cast<size_t>(a_len), 1), b = randn(static_cast<size_t>(s.K * s.N), 2, 0.05f);
@@ -321,4 +323,53 @@ TEST(Bf16, LinearRowsWithinBf16ToleranceOfFp32AtAlbertShapes) {
     EXPECT_LT(worst / scale, 1e-2);
     EXPECT_GT(worst / scale, 1e-6) << "identical to fp32: the bf16 path did not run";
   }
+}
+
+TEST(Bf16, LstmWithinBf16ToleranceOfFp32AtProsodyShape) {
+  if (!bf16_supported()) GTEST_FAIL() << "this CPU has no AVX512-BF16";
+  PrecisionGuard guard;
+  // The prosody predictor's BiLSTM: 640 inputs, 256 hidden per direction; 60 steps let rounding errors of
+  // the recurrence accumulate as they would over a sentence.
+  const int64_t in = 640, H = 256, T = 60;
+  const auto wih = randn(static_cast<size_t>(4 * H * in), 21, 0.05f), whh = randn(static_cast<size_t>(4 * H * H), 22, 0.05f);
+  const auto bih = randn(static_cast<size_t>(4 * H), 23, 0.1f), bhh = randn(static_cast<size_t>(4 * H), 24, 0.1f);
+  const LstmWeights lw{{wih.data(), {4 * H, in}}, {whh.data(), {4 * H, H}}, {bih.data(), {4 * H}}, {bhh.data(), {4 * H}}};
+  Tensor x({T, in});
+  const auto xd = randn(static_cast<size_t>(T * in), 25);
+  std::copy(xd.begin(), xd.end(), x.data());
+  Tensor y32, y16;
+  set_precision(Precision::fp32);
+  bilstm(x, lw, lw, y32);
+  set_precision(Precision::bf16);
+  bilstm(x, lw, lw, y16);
+  set_precision(Precision::fp32);
+  ASSERT_EQ(y16.shape(), y32.shape());
+  double worst = 0;
+  for (int64_t i = 0; i < y32.numel(); ++i) worst = std::max(worst, double(std::abs(y16[i] - y32[i])));
+  // Hidden states are in (-1, 1): an absolute bound. bf16 rounds each product's inputs by ~2^-9.
+  EXPECT_LT(worst, 2e-2);
+  EXPECT_GT(worst, 1e-6) << "identical to fp32: the bf16 recurrence did not run";
+}
+
+TEST(Bf16, PackingFollowsThePanelLayout) {
+  // B [K, N] with K odd (the last pair padded with zero), and W = B^T packed by pack_bt_bf16: both give
+  // panel p, pair kp, column j, half h = bf16(B[2 kp + h][16 p + j]), each value rounded as to_bf16 does.
+  const int64_t K = 37, N = 48, pairs = (K + 1) / 2;
+  const auto b = randn(static_cast<size_t>(K * N), 31);
+  std::vector<float> w(static_cast<size_t>(N * K));
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t n = 0; n < N; ++n) w[n * K + k] = b[k * N + n];
+  std::vector<bf16_t> from_b(packed_b_bf16_size(K, N), 0xffff), from_w(packed_b_bf16_size(K, N), 0xffff);
+  pack_b_bf16(b.data(), N, K, N, from_b.data());
+  pack_bt_bf16(w.data(), K, K, N, from_w.data());
+  for (int64_t p = 0; p < N / 16; ++p)
+    for (int64_t kp = 0; kp < pairs; ++kp)
+      for (int64_t j = 0; j < 16; ++j)
+        for (int64_t h = 0; h < 2; ++h) {
+          const int64_t k = 2 * kp + h, at = p * pairs * 32 + kp * 32 + j * 2 + h;
+          bf16_t expected = 0;
+          if (k < K) to_bf16(&b[k * N + p * 16 + j], &expected, 1);
+          ASSERT_EQ(from_b[at], expected) << "pack_b_bf16 p " << p << " k " << k << " j " << j;
+          ASSERT_EQ(from_w[at], expected) << "pack_bt_bf16 p " << p << " k " << k << " j " << j;
+        }
 }

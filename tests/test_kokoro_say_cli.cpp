@@ -150,6 +150,28 @@ TEST(KokoroSayOutput, WordTimestampsAsWebVttMatchTheWav) {
   EXPECT_LE(last_end, wav_seconds(wav) + 1e-3) << "a word ends after the audio";
 }
 
+// A Japanese voice without --lang speaks Japanese (the voice's first letter picks the language), with a
+// timestamp for each word read.
+TEST(KokoroSayOutput, JapaneseVoiceSpeaksJapaneseWithoutLang) {
+  test::TempDir dir;
+  const std::string wav = dir.file("ja.wav"), json = dir.file("words.json");
+  const auto r = run_to_end({kSay, "-q", "--voice", "jf_alpha", "-o", wav, "--timestamps", json, "今日はいい天気ですね。"},
+                            "", 60, kNoServer);
+  ASSERT_EQ(r.code(), 0) << r.err;
+  std::ifstream in(json);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::vector<std::string> words;
+  const std::string s = text.str();
+  for (size_t pos = 0; (pos = s.find("\"word\": \"", pos)) != std::string::npos;) {
+    pos += 9;
+    words.push_back(s.substr(pos, s.find('"', pos) - pos));
+  }
+  EXPECT_EQ(words, (std::vector<std::string>{"今日", "は", "いい", "天気", "です", "ね"})) << s;
+  EXPECT_GT(wav_seconds(wav), 1.0);
+  expect_no_crash_words(r.err);
+}
+
 // kokoro-say in a terminal: a typed line is spoken (status line with speech in it), and Ctrl-C while
 // nothing is being spoken exits with status 130.
 TEST(KokoroSayTerminal, TypedLineIsSpokenAndCtrlCWhenIdleExits) {

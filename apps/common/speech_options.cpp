@@ -20,8 +20,8 @@ void add_speech_options(CLI::App& app, SpeechOptions& o) {
   app.add_option("--voice", o.voice, "Voice name, .bin file, or blend like af_heart:0.6,af_bella:0.4")->capture_default_str();
   app.add_option("--speed", o.speed, "Speaking rate (0.25..4; 1 is normal)")->check(CLI::Range(0.25f, 4.0f))->capture_default_str();
   app.add_option("--lang", o.lang,
-                 "Language: en-us, en-gb, es, fr-fr, hi, it, pt-br, zh (default: from the voice name's first letter, "
-                 "as the official pipeline's lang codes: zf_xiaobei is zh; en-us when the name says nothing)");
+                 "Language: en-us, en-gb, es, fr-fr, hi, it, pt-br, ja, zh (default: the voice's, from its first "
+                 "letter: af_heart en-us, jf_alpha ja, zf_xiaobei zh, ...)");
   app.add_option("--mode", o.mode,
                  "Synthesis mode: exact (whole sentences vocoded whole, identical to the reference), slice (same "
                  "sentences, vocoded in word-aligned slices as fast as playback needs: early first audio) or stream "
@@ -37,9 +37,10 @@ void add_speech_options(CLI::App& app, SpeechOptions& o) {
   app.add_option("--threads", o.threads, "Compute threads")->check(CLI::Range(1, 64))->capture_default_str();
   app.add_option("--precision", o.precision,
                  "Arithmetic of the largest products: fp32 (identical to the reference), bf16 (vocoder "
-                 "convolutions in bf16, AVX512-BF16 CPUs only, ~1.6x faster, same durations and F0) or bf16-all (the "
-                 "acoustic model too; docs/benchmarks.md has their fidelity). Default: $KOKORO_PRECISION, then bf16 "
-                 "where the CPU has it, else fp32")
+                 "convolutions in bf16, AVX512-BF16 CPUs only, same durations and F0 as fp32) or bf16-all (the "
+                 "acoustic model too: ~1.9x faster than fp32, a duration moves by a frame now and then; "
+                 "docs/benchmarks.md has their fidelity). Default: $KOKORO_PRECISION, then bf16-all where the CPU "
+                 "has it, else fp32")
       ->check(CLI::IsMember({"fp32", "bf16", "bf16-all"}));
   app.add_option("--seed", o.seed, "Noise seed (same seed, same audio)")->capture_default_str();
   app.add_option("--first-words", o.first_words, "Cut the first segment of an utterance after N words (0: never; a cut changes the sentence's prosody)")->capture_default_str();
@@ -55,9 +56,15 @@ void add_speech_options(CLI::App& app, SpeechOptions& o) {
       ->check(CLI::IsMember({"best", "medium", "fastest", "linear"}))->capture_default_str();
 }
 
+std::string resolved_language(const SpeechOptions& o) {
+  if (!o.lang.empty()) return o.lang;
+  const std::string from_voice = language_for_voice(o.voice);
+  return from_voice.empty() ? "en-us" : from_voice;
+}
+
 std::shared_ptr<const Frontend> load_frontend(const SpeechOptions& o, const std::string& assets_dir) {
   FrontendOptions fo;
-  fo.language = language_for(o.lang, o.voice);
+  fo.language = resolved_language(o);
   fo.assets_dir = assets_dir;
   fo.first_segment_max_words = o.first_words;
   fo.lexicon_file = o.lexicon;
@@ -74,8 +81,8 @@ SpeechEngine load_speech_engine(const SpeechOptions& o) {
   set_num_threads(o.threads);
   if (!o.precision.empty())
     set_precision(parse_precision(o.precision, "--precision"));
-  else if (!std::getenv("KOKORO_PRECISION") && bf16_supported())
-    set_precision(Precision::bf16);  // transparent (docs/benchmarks.md) and ~1.6x faster; fp32 is one flag away
+  else if (!std::getenv("KOKORO_PRECISION"))
+    set_precision(recommended_precision());  // bf16-all where the CPU has it; fp32 is one flag away
   const std::string model = default_model_path(o.model);
   try {
     e.synthesizer = std::make_shared<const Synthesizer>(ModelFile::open(model));

@@ -18,7 +18,7 @@ namespace kokoro::app {
 
 struct SpeechOptions {
   std::string voice = "af_heart";
-  std::string lang;  // empty: from the voice name (frontend/voice_language.h)
+  std::string lang;  // empty: from the voice name (frontend/voice_language.h), else en-us
   float speed = 1.0f;
   std::string model;   // empty: $KOKORO_MODEL, then models/kokoro-v1_0.kokoro
   std::string assets;  // empty: $KOKORO_ASSETS, then the shared assets directory
@@ -31,8 +31,8 @@ struct SpeechOptions {
   std::string resample = "medium";
   std::string mode = "slice";  // exact | slice | stream (engine/stream_options.h; docs/streaming.md: why slice)
   double first_slice = 1.0;    // slice mode: seconds of speech in an utterance's first slice
-  // fp32 | bf16 | bf16-all; empty: $KOKORO_PRECISION, then bf16 where the CPU has AVX512-BF16 (the vocoder's
-  // convolutions only: durations and F0 stay fp32's; docs/benchmarks.md), else fp32 (core/precision.h).
+  // fp32 | bf16 | bf16-all; empty: $KOKORO_PRECISION, then bf16-all where the CPU has AVX512-BF16 (same
+  // transcripts and DNSMOS as fp32; docs/benchmarks.md), else fp32 (core/precision.h).
   std::string precision;
   std::string lexicon;         // user lexicon file (frontend/user_lexicon.h); empty: none
   bool no_markup = false;      // read misaki's inline markup [word](/phonemes/) as plain text
@@ -44,6 +44,9 @@ struct SpeechOptions {
 void add_speech_options(CLI::App& app, SpeechOptions& options);
 
 // The loaded pieces. load_* throw kokoro::Error naming the file, voice or language that is wrong.
+// The language to speak: --lang, else the voice's (jf_alpha -> ja), else en-us.
+std::string resolved_language(const SpeechOptions& options);
+
 struct SpeechEngine {
   std::string assets_dir;
   std::shared_ptr<const Frontend> frontend;

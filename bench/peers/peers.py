@@ -90,15 +90,17 @@ def run_onnx(phonemes, onnx_path, voice, threads, repeat, out, config):
 
 def report(out_dir):
     rows = []
-    for name in ("kokoro-rt", "pytorch", "onnxruntime"):
+    peak = None
+    for name in ("kokoro-rt", "kokoro-rt-fp32", "pytorch", "onnxruntime"):
         path = os.path.join(out_dir, name + ".json")
         if not os.path.exists(path):
             continue
         d = json.load(open(path))
-        if name == "kokoro-rt":  # kokoro-bench --json
+        if name.startswith("kokoro-rt"):  # kokoro-bench --json
             c = d["corpora"]["phonemes"]
             wall, audio, cpu = c["compute_s"], c["audio_s"], d["cpu_s"]
-            version = f"kokoro-rt exact, {d['threads']} threads"
+            version = f"kokoro-rt exact {d['precision']}, {d['threads']} threads"
+            peak = peak or d.get("gemm_peak_gflops")
         else:
             wall = sum(i["wall_s"] for i in d["items"])
             cpu = sum(i["cpu_s"] for i in d["items"])
@@ -108,6 +110,8 @@ def report(out_dir):
     if not rows:
         sys.exit("peers.py report: no results in " + out_dir)
     ours = next((r for r in rows if r[0] == "kokoro-rt"), None)
+    if peak and "2" in peak:
+        print(f"GEMM peak (kokoro-bench, same run): {peak['1']:.0f} GFLOP/s on 1 thread, {peak['2']:.0f} on 2\n")
     print("| engine | version | RTF (wall) | RTF (CPU, all threads) | audio s | wall RTF / kokoro-rt |")
     print("| --- | --- | --- | --- | --- | --- |")
     for name, version, rtf, rtf_cpu, audio in rows:

@@ -32,8 +32,15 @@ fi
 for c in $corpora; do "$build/bin/kokoro-phonemize" < "$root/bench/corpus/$c.txt" >> "$out/phonemes.txt"; done
 echo "run_peers: $(wc -l < "$out/phonemes.txt") segments, $threads threads, $repeat repetitions" >&2
 
+# kokoro-rt twice: in the precision its programs use by default here (PRECISION, default bf16-all where the
+# CPU has AVX512-BF16, with the GEMM peak measured) and in fp32, the reference arithmetic.
+default_precision=${PRECISION:-$(grep -q avx512_bf16 /proc/cpuinfo && echo bf16-all || echo fp32)}
 "$build/bin/kokoro-bench" --phoneme-file "$out/phonemes.txt" --threads "$threads" --repeat "$repeat" \
-  --first-words 0 --no-peak --json > "$out/kokoro-rt.json"
+  --first-words 0 --precision "$default_precision" --json > "$out/kokoro-rt.json"
+if [ "$default_precision" != fp32 ]; then
+  "$build/bin/kokoro-bench" --phoneme-file "$out/phonemes.txt" --threads "$threads" --repeat "$repeat" \
+    --first-words 0 --precision fp32 --no-peak --json > "$out/kokoro-rt-fp32.json"
+fi
 "$root/.venv-ref/bin/python" "$root/bench/peers/peers.py" torch "$out/phonemes.txt" "$model" "$voice" "$threads" "$repeat" "$out/pytorch.json"
 "$root/.venv-peers/bin/python" "$root/bench/peers/peers.py" onnx "$out/phonemes.txt" "$onnx" "$voice" "$threads" "$repeat" "$out/onnxruntime.json" "$assets/config.json"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
