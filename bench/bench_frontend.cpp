@@ -120,6 +120,44 @@ void BM_SegmentSpanish(benchmark::State& state) {
 }
 BENCHMARK(BM_SegmentSpanish)->Unit(benchmark::kMicrosecond);
 
+// Mandarin (frontend/zh_g2p.h) on its agreement corpus (news, conversation, numbers, names, mixed script),
+// per sentence; and what opening the Mandarin frontend costs (dictionary mmap, vocabulary).
+std::vector<std::string> corpus_zh() {
+  std::vector<std::string> out;
+  std::ifstream in(std::string(KOKORO_SOURCE_DIR) + "/tests/data/zh/corpus.txt");
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty() && line[0] != '#') out.push_back(line);
+  return out;
+}
+
+void BM_SegmentMandarin(benchmark::State& state) {
+  kokoro::FrontendOptions opt;
+  opt.language = "zh";
+  const kokoro::Frontend fe(opt);
+  const auto sentences = corpus_zh();
+  if (sentences.empty()) {
+    state.SkipWithError("corpus missing");
+    return;
+  }
+  for (const auto& s : sentences) fe.segment(s);  // fault in the dictionary pages a running engine has
+  size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(fe.segment(sentences[i]));
+    i = (i + 1) % sentences.size();
+  }
+  state.counters["us_per_sentence"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_SegmentMandarin)->Unit(benchmark::kMicrosecond);
+
+void BM_OpenMandarin(benchmark::State& state) {
+  kokoro::FrontendOptions opt;
+  opt.language = "zh";
+  for (auto _ : state) benchmark::DoNotOptimize(kokoro::Frontend(opt));
+}
+BENCHMARK(BM_OpenMandarin)->Unit(benchmark::kMillisecond);
+
 void BM_Tokenize(benchmark::State& state) {
   const auto vocab = kokoro::Vocab::load(kokoro::find_assets_dir() + "/config.json");
   const std::string ps = "ðə sˈɪTi kˈWnsᵊl vˈOTᵻd ˌɔn tˈuzdˌA tʊ əpɹˈuv ɐ nˈu bˈʌʤət fɔɹ pˈʌblɪk skˈulz.";

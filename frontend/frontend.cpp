@@ -17,6 +17,7 @@
 #include "frontend/ssml.h"
 #include "frontend/unicode_text.h"
 #include "frontend/utf8.h"
+#include "frontend/zh_g2p.h"
 
 namespace kokoro {
 
@@ -27,6 +28,7 @@ struct Language {
   bool british = false;
   bool japanese = false;
   std::string espeak;  // espeak-ng language for the non-English ones
+  bool mandarin = false;  // zh_g2p.h rather than espeak-ng
 };
 
 Language parse_language(std::string lang) {
@@ -39,8 +41,8 @@ Language parse_language(std::string lang) {
   if (lang == "it" || lang == "i") return {false, false, false, "it"};
   if (lang == "pt-br" || lang == "p") return {false, false, false, "pt-br"};
   if (lang == "ja" || lang == "j") return {false, false, true, ""};
-  throw Error("unsupported language '" + lang +
-              "' (use en-us, en-gb, es, fr-fr, hi, it, pt-br or ja; zh is not supported)");
+  if (lang == "zh" || lang == "z" || lang == "zh-cn" || lang == "cmn") return {false, false, false, "", true};
+  throw Error("unsupported language '" + lang + "' (use en-us, en-gb, es, fr-fr, hi, it, pt-br, ja or zh)");
 }
 
 bool is_line_break(char32_t c) { return c == U'\n' || c == 0x2028 || c == 0x2029; }
@@ -60,9 +62,11 @@ struct Frontend::Impl {
   std::unique_ptr<en::G2P> en_g2p;
   std::unique_ptr<EspeakLanguageG2P> other_g2p;
   std::unique_ptr<ja::G2P> ja_g2p;
+  std::unique_ptr<zh::G2P> zh_g2p;
 
   std::vector<Unit> units_of(const std::vector<utf8::CodePoint>& line) const {
     if (ja_g2p) return ja_g2p->phonemize_line(line);
+    if (zh_g2p) return zh_g2p->phonemize_line(line);
     if (!language.english) return other_g2p->phonemize_line(line);
     std::vector<Unit> units;
     for (auto& tk : en_g2p->phonemize_line(line)) {
@@ -103,6 +107,10 @@ Frontend::Frontend(const FrontendOptions& options) : impl_(std::make_unique<Impl
     const std::string assets = find_assets_dir(options.assets_dir);
     impl_->ja_g2p = std::make_unique<ja::G2P>("", Vocab::load(assets + "/config.json"),
                                               ja::english_reader(assets, options.espeak_fallback));
+  } else if (impl_->language.mandarin) {
+    // Latin words in Chinese text read by the English G2P, as for Japanese (zh_g2p.h).
+    const std::string assets = find_assets_dir(options.assets_dir);
+    impl_->zh_g2p = zh::G2P::load(assets, ja::english_reader(assets, options.espeak_fallback));
   } else {
     impl_->other_g2p = std::make_unique<EspeakLanguageG2P>(impl_->language.espeak);
   }
@@ -166,7 +174,7 @@ std::string Frontend::normalize(std::string_view text) const {
 }
 
 std::string Frontend::normalize_plain(std::string_view text) const {
-  if (!impl_->language.english) return std::string(text);
+  if (!impl_->language.english && !impl_->zh_g2p) return std::string(text);
   const std::vector<utf8::CodePoint> cps = utf8::decode(text);
   std::string out;
   size_t i = 0;
@@ -176,7 +184,7 @@ std::string Frontend::normalize_plain(std::string_view text) const {
     if (i > 0) out.push_back('\n');
     const std::vector<utf8::CodePoint> line(cps.begin() + static_cast<std::ptrdiff_t>(i),
                                             cps.begin() + static_cast<std::ptrdiff_t>(j));
-    out += impl_->en_g2p->normalize_line(line);
+    out += impl_->zh_g2p ? impl_->zh_g2p->normalize_line(line) : impl_->en_g2p->normalize_line(line);
     i = j + 1;
   }
   return out;

@@ -50,7 +50,8 @@ struct Segment {
 
 struct FrontendOptions {
   // "en-us" (or "a"), "en-gb" ("b"), "ja" ("j": misaki's Japanese G2P, ja_g2p.h; needs the Japanese
-  // dictionary from scripts/fetch-assets), or an espeak-ng language as KPipeline uses them: "es" ("e"),
+  // dictionary from scripts/fetch-assets), "zh" ("z": misaki's Mandarin G2P, zh_g2p.h; needs zh.kozh from
+  // scripts/fetch-assets), or an espeak-ng language as KPipeline uses them: "es" ("e"),
   // "fr-fr" ("f"), "hi" ("h"), "it" ("i"), "pt-br" ("p").
   std::string language = "en-us";
   // Holds config.json and lexicons/; empty: kokoro::find_assets_dir().
@@ -90,8 +91,9 @@ class Frontend {
   // Throws kokoro::Error only for malformed SSML when options().ssml is on.
   std::vector<Segment> segment(std::string_view text) const;
   // What segment() will say, as words: English text after normalisation ("5 km" -> "5 kilometers" is
-  // "five kilometers", "2:00 a.m." -> "two a.m."), one output line per input line. Other languages: the
-  // text unchanged (espeak-ng normalises internally).
+  // "five kilometers", "2:00 a.m." -> "two a.m."), one output line per input line. Mandarin: numbers as
+  // characters and punctuation as read ("3.5%，" -> "百分之三点五, "). Other languages: the text unchanged
+  // (espeak-ng normalises internally).
   std::string normalize(std::string_view text) const;
   const FrontendOptions& options() const;
 

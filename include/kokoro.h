@@ -111,8 +111,9 @@ KOKORO_API int kokoro_list_voices(kokoro_engine* engine, const char* const** nam
 typedef struct kokoro_speak_options {
   size_t size;           /* sizeof(kokoro_speak_options), or 0 */
   const char* voice;     /* a voice name, a .bin path, or a blend "af_heart:0.6,af_bella:0.4". NULL: "af_heart" */
-  const char* language;  /* "en-us", "en-gb", "es", "fr-fr", "hi", "it", "pt-br", "ja". NULL: the voice's
-                            (its first letter: af_heart en-us, jf_alpha ja, ...), else "en-us" */
+  const char* language;  /* "en-us", "en-gb", "es", "fr-fr", "hi", "it", "pt-br", "ja", "zh". NULL: the
+                            voice's (its first letter: af_heart en-us, jf_alpha ja, zf_xiaobei zh, ...),
+                            else "en-us" */
   float speed;           /* speaking rate, 0.25..4. 0: 1.0 */
   const char* mode;      /* synthesis mode by name: "exact", "slice", "stream" (see the engine's
                             docs/streaming.md). NULL: the engine's default. A string, so that new modes

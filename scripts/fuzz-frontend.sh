@@ -16,7 +16,10 @@ cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPI
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKOKORO_SANITIZE=address,undefined -DKOKORO_FUZZ=ON \
   -DKOKORO_BUILD_TESTS=OFF -DKOKORO_BUILD_BENCH=OFF -DKOKORO_KERNEL_TEST_VARIANTS= >"$BUILD/configure.log" 2>&1 \
   || { cat "$BUILD/configure.log"; exit 1; }
-cmake --build "$BUILD" --target fuzz_frontend -j "$JOBS"
+cmake --build "$BUILD" --target fuzz_frontend kokoro-zhdict -j "$JOBS"
+# The Mandarin frontend needs its dictionary in this tree's lexicons/ (downloads cached in models/cache).
+bash "$ROOT/scripts/fetch-zh-dict" --zhdict "$BUILD/bin/kokoro-zhdict" --out "$BUILD/lexicons/zh.kozh" \
+  --cache "${KOKORO_CACHE:-$ROOT/models/cache}"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

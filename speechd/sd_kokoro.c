@@ -22,7 +22,7 @@
  * callback), so the first block goes out after the engine's first chunk.
  *
  * Settings: rate -100..100 -> speed 0.5..2 (0 = 1); volume -100..100 -> gain; language -> the engine's
- * languages (en-us, en-gb, es, fr-fr, hi, it, pt-br, ja); synthesis_voice = one of LIST VOICES, or the voice
+ * languages (en-us, en-gb, es, fr-fr, hi, it, pt-br, ja, zh); synthesis_voice = one of LIST VOICES, or the voice
  * types (male1, female1, ...) pick a voice of the language; spelling_mode on spells the text character by
  * character; punctuation is left to the server's symbol preprocessing (as speech-dispatcher's defaults do);
  * pitch is accepted but not applied (Kokoro has no pitch control).
@@ -161,7 +161,7 @@ static void read_config(const char* path) {
 static const char* engine_language(const char* lang) {
   static const struct { const char* prefix; const char* engine; } map[] = {
       {"en-gb", "en-gb"}, {"en-uk", "en-gb"}, {"en", "en-us"}, {"es", "es"}, {"fr", "fr-fr"},
-      {"hi", "hi"},       {"it", "it"},       {"pt", "pt-br"}, {"ja", "ja"}};
+      {"hi", "hi"},       {"it", "it"},       {"pt", "pt-br"}, {"ja", "ja"}, {"zh", "zh"}, {"cmn", "zh"}};
   char low[32];
   size_t i;
   for (i = 0; lang[i] && i + 1 < sizeof low; i++) low[i] = (char)tolower((unsigned char)lang[i]);
@@ -172,7 +172,7 @@ static const char* engine_language(const char* lang) {
 }
 
 /* The voice's language from Kokoro's naming (first letter: a American English, b British, e Spanish, f
- * French, h Hindi, i Italian, j Japanese, p Brazilian Portuguese; z: a language the engine does not speak). */
+ * French, h Hindi, i Italian, j Japanese, p Brazilian Portuguese, z Mandarin). */
 static const char* voice_language(const char* voice) {
   switch (voice[0]) {
     case 'a': return "en-US";
@@ -183,6 +183,7 @@ static const char* voice_language(const char* voice) {
     case 'i': return "it";
     case 'j': return "ja";
     case 'p': return "pt-BR";
+    case 'z': return "zh";
     default: return NULL;
   }
 }

@@ -303,6 +303,22 @@ static int scenario_speak(void) {
     capture_free(&c);
   }
 
+  /* 5. A Mandarin voice with no language speaks Mandarin (the language comes from the voice name). */
+  {
+    static const char* kMandarin = "你好，世界。今天天气很好。";
+    kokoro_speak_options o;
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
+    o.voice = "zf_xiaobei";
+    capture_init(&c, e);
+    rc = kokoro_speak(e, kMandarin, &o, on_audio, on_event, &c);
+    CHECK(rc == KOKORO_OK, "Mandarin speak: %d %s", rc, kokoro_last_error());
+    CHECK(c.count > KOKORO_SAMPLE_RATE, "Mandarin: %zu samples", c.count);
+    CHECK(c.count == 0 || rms(c.samples, c.count) > 0.01, "Mandarin: silent");
+    check_events(&c, kMandarin, 1);
+    capture_free(&c);
+  }
+
   /* kokoro_stop with nothing running does nothing. */
   CHECK(kokoro_stop(e) == KOKORO_OK, "idle stop: %s", kokoro_last_error());
   kokoro_close(e);

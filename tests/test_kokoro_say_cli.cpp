@@ -172,6 +172,27 @@ TEST(KokoroSayOutput, JapaneseVoiceSpeaksJapaneseWithoutLang) {
   expect_no_crash_words(r.err);
 }
 
+// A Mandarin voice without --lang speaks Mandarin, with a timestamp per word (jieba's words).
+TEST(KokoroSayOutput, MandarinVoiceSpeaksMandarinWithoutLang) {
+  test::TempDir dir;
+  const std::string wav = dir.file("zh.wav"), json = dir.file("words.json");
+  const auto r = run_to_end({kSay, "-q", "--voice", "zf_xiaobei", "-o", wav, "--timestamps", json, "我们明天下午见吧。"},
+                            "", 60, kNoServer);
+  ASSERT_EQ(r.code(), 0) << r.err;
+  std::ifstream in(json);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::vector<std::string> words;
+  const std::string s = text.str();
+  for (size_t pos = 0; (pos = s.find("\"word\": \"", pos)) != std::string::npos;) {
+    pos += 9;
+    words.push_back(s.substr(pos, s.find('"', pos) - pos));
+  }
+  EXPECT_EQ(words, (std::vector<std::string>{"我们", "明天", "下午", "见", "吧"})) << s;
+  EXPECT_GT(wav_seconds(wav), 1.0);
+  expect_no_crash_words(r.err);
+}
+
 // kokoro-say in a terminal: a typed line is spoken (status line with speech in it), and Ctrl-C while
 // nothing is being spoken exits with status 130.
 TEST(KokoroSayTerminal, TypedLineIsSpokenAndCtrlCWhenIdleExits) {

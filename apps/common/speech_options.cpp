@@ -20,8 +20,8 @@ void add_speech_options(CLI::App& app, SpeechOptions& o) {
   app.add_option("--voice", o.voice, "Voice name, .bin file, or blend like af_heart:0.6,af_bella:0.4")->capture_default_str();
   app.add_option("--speed", o.speed, "Speaking rate (0.25..4; 1 is normal)")->check(CLI::Range(0.25f, 4.0f))->capture_default_str();
   app.add_option("--lang", o.lang,
-                 "Language: en-us, en-gb, es, fr-fr, hi, it, pt-br, ja (default: the voice's, from its first letter: "
-                 "af_heart en-us, jf_alpha ja, ...)");
+                 "Language: en-us, en-gb, es, fr-fr, hi, it, pt-br, ja, zh (default: the voice's, from its first "
+                 "letter: af_heart en-us, jf_alpha ja, zf_xiaobei zh, ...)");
   app.add_option("--mode", o.mode,
                  "Synthesis mode: exact (whole sentences vocoded whole, identical to the reference), slice (same "
                  "sentences, vocoded in word-aligned slices as fast as playback needs: early first audio) or stream "

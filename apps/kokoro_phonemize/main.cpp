@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
   kokoro::FrontendOptions opt;
   bool show_words = false, show_text = false, show_normalized = false, verbose = false;
   app.add_option("text", words, "Text to phonemize (default: read standard input)");
-  app.add_option("-l,--language", opt.language, "en-us, en-gb, es, fr-fr, hi, it, pt-br or ja")
+  app.add_option("-l,--language", opt.language, "en-us, en-gb, es, fr-fr, hi, it, pt-br, ja or zh")
       ->capture_default_str();
   app.add_option("--assets", opt.assets_dir, "Assets directory (config.json, lexicons/)");
   app.add_option("--first-words", opt.first_segment_max_words,

@@ -1,5 +1,5 @@
 // libFuzzer target: Frontend::segment on arbitrary bytes. The first byte picks the language (mostly
-// American English, some British, Japanese and Spanish), the streaming option, or SSML (bytes >= 248: the SSML
+// American English, some British, Japanese, Spanish and Mandarin), the streaming option, or SSML (bytes >= 248: the SSML
 // parser alone, then the frontend with SSML forced on); the rest is the text. Every result must satisfy
 // the contract (segments of 1..max_phonemes code points of valid UTF-8, offsets inside the input, spans
 // inside their segment; SSML pieces map every byte back into the input); malformed SSML may only be a
@@ -38,7 +38,17 @@ struct Frontends {
   std::unique_ptr<kokoro::Frontend> es = make("es", 0);
   std::unique_ptr<kokoro::Frontend> ssml = make("en-us", 4, kokoro::FrontendOptions::Ssml::on);
   std::unique_ptr<kokoro::Frontend> ja = make_japanese();
+  std::unique_ptr<kokoro::Frontend> zh = make_mandarin();
 
+  // Mandarin needs zh.kozh (scripts/fuzz-frontend.sh builds it); without it those inputs go to Spanish.
+  static std::unique_ptr<kokoro::Frontend> make_mandarin() {
+    try {
+      return make("zh", 2);
+    } catch (const kokoro::Error& e) {
+      std::fprintf(stderr, "fuzz_frontend: no Mandarin (%s)\n", e.what());
+      return nullptr;
+    }
+  }
   // Japanese needs models/ja (scripts/fetch-assets); without it those inputs go to the British frontend.
   static std::unique_ptr<kokoro::Frontend> make_japanese() {
     try {
@@ -65,7 +75,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const auto& [us, us_streaming, gb, es, ssml, ja] = frontends();
+  const auto& [us, us_streaming, gb, es, ssml, ja, zh] = frontends();
   if (size == 0) return 0;
   const uint8_t selector = data[0];
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
@@ -84,7 +94,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                : selector < 200 ? *us_streaming
                                : selector < 230 ? *gb
                                : selector < 240 ? (ja ? *ja : *gb)
-                                                : *es;
+                               : selector < 244 ? *es
+                                                : (zh ? *zh : *es);
   std::vector<kokoro::Segment> segs;
   try {
     segs = fe.segment(text);
