@@ -22,26 +22,12 @@
 #include <vector>
 
 #include "frontend/frontend.h"
+#include "tests/agreement_util.h"
 
 namespace {
 
-std::vector<std::string> split_words(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  std::string w;
-  while (in >> w) out.push_back(w);
-  return out;
-}
-
-size_t lcs(const std::vector<std::string>& a, const std::vector<std::string>& b) {
-  std::vector<size_t> prev(b.size() + 1, 0), cur(b.size() + 1, 0);
-  for (size_t i = 1; i <= a.size(); ++i) {
-    for (size_t j = 1; j <= b.size(); ++j)
-      cur[j] = a[i - 1] == b[j - 1] ? prev[j - 1] + 1 : std::max(prev[j], cur[j - 1]);
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
+using kokoro::test::lcs;
+using kokoro::test::split_words;
 
 struct Score {
   size_t words = 0, matched = 0, sentences = 0, identical = 0;

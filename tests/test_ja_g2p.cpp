@@ -34,28 +34,14 @@
 #include "frontend/ja_kana.h"
 #include "frontend/ja_numbers.h"
 #include "frontend/utf8.h"
+#include "tests/agreement_util.h"
 
 namespace {
 
+using kokoro::test::lcs;
+using kokoro::test::split_words;
+
 using kokoro::utf8::encode;
-
-std::vector<std::string> split_words(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  std::string w;
-  while (in >> w) out.push_back(w);
-  return out;
-}
-
-size_t lcs(const std::vector<std::string>& a, const std::vector<std::string>& b) {
-  std::vector<size_t> prev(b.size() + 1, 0), cur(b.size() + 1, 0);
-  for (size_t i = 1; i <= a.size(); ++i) {
-    for (size_t j = 1; j <= b.size(); ++j)
-      cur[j] = a[i - 1] == b[j - 1] ? prev[j - 1] + 1 : std::max(prev[j], cur[j - 1]);
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
 
 const kokoro::ja::G2P& g2p() {
   static const kokoro::ja::G2P g;  // throws (test fails) without the data

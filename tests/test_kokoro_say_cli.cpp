@@ -150,6 +150,22 @@ TEST(KokoroSayOutput, WordTimestampsAsWebVttMatchTheWav) {
   EXPECT_LE(last_end, wav_seconds(wav) + 1e-3) << "a word ends after the audio";
 }
 
+// The "word" values of a --timestamps JSON file, in order.
+std::string file_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+std::vector<std::string> timestamp_words(const std::string& json) {
+  std::vector<std::string> words;
+  for (size_t pos = 0; (pos = json.find("\"word\": \"", pos)) != std::string::npos;) {
+    pos += 9;
+    words.push_back(json.substr(pos, json.find('"', pos) - pos));
+  }
+  return words;
+}
+
 // A Japanese voice without --lang speaks Japanese (the voice's first letter picks the language), with a
 // timestamp for each word read.
 TEST(KokoroSayOutput, JapaneseVoiceSpeaksJapaneseWithoutLang) {
@@ -158,15 +174,8 @@ TEST(KokoroSayOutput, JapaneseVoiceSpeaksJapaneseWithoutLang) {
   const auto r = run_to_end({kSay, "-q", "--voice", "jf_alpha", "-o", wav, "--timestamps", json, "今日はいい天気ですね。"},
                             "", 60, kNoServer);
   ASSERT_EQ(r.code(), 0) << r.err;
-  std::ifstream in(json);
-  std::stringstream text;
-  text << in.rdbuf();
-  std::vector<std::string> words;
-  const std::string s = text.str();
-  for (size_t pos = 0; (pos = s.find("\"word\": \"", pos)) != std::string::npos;) {
-    pos += 9;
-    words.push_back(s.substr(pos, s.find('"', pos) - pos));
-  }
+  const std::string s = file_text(json);
+  const std::vector<std::string> words = timestamp_words(s);
   EXPECT_EQ(words, (std::vector<std::string>{"今日", "は", "いい", "天気", "です", "ね"})) << s;
   EXPECT_GT(wav_seconds(wav), 1.0);
   expect_no_crash_words(r.err);
@@ -179,15 +188,8 @@ TEST(KokoroSayOutput, MandarinVoiceSpeaksMandarinWithoutLang) {
   const auto r = run_to_end({kSay, "-q", "--voice", "zf_xiaobei", "-o", wav, "--timestamps", json, "我们明天下午见吧。"},
                             "", 60, kNoServer);
   ASSERT_EQ(r.code(), 0) << r.err;
-  std::ifstream in(json);
-  std::stringstream text;
-  text << in.rdbuf();
-  std::vector<std::string> words;
-  const std::string s = text.str();
-  for (size_t pos = 0; (pos = s.find("\"word\": \"", pos)) != std::string::npos;) {
-    pos += 9;
-    words.push_back(s.substr(pos, s.find('"', pos) - pos));
-  }
+  const std::string s = file_text(json);
+  const std::vector<std::string> words = timestamp_words(s);
   EXPECT_EQ(words, (std::vector<std::string>{"我们", "明天", "下午", "见", "吧"})) << s;
   EXPECT_GT(wav_seconds(wav), 1.0);
   expect_no_crash_words(r.err);

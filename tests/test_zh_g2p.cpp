@@ -23,8 +23,11 @@
 #include "frontend/zh_g2p.h"
 #include "frontend/zh_normalize.h"
 #include "frontend/zh_pinyin.h"
+#include "tests/agreement_util.h"
 
 namespace {
+
+using kokoro::test::lcs;
 
 using kokoro::utf8::encode;
 using kokoro::utf8::to_u32;
@@ -58,17 +61,6 @@ std::string model_view(const std::string& ps) {
   }
   while (!out.empty() && out.back() == U' ') out.pop_back();
   return encode(out);
-}
-
-template <class T>
-size_t lcs(const std::vector<T>& a, const std::vector<T>& b) {
-  std::vector<size_t> prev(b.size() + 1, 0), cur(b.size() + 1, 0);
-  for (size_t i = 1; i <= a.size(); ++i) {
-    for (size_t j = 1; j <= b.size(); ++j)
-      cur[j] = a[i - 1] == b[j - 1] ? prev[j - 1] + 1 : std::max(prev[j], cur[j - 1]);
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
 }
 
 std::vector<std::string> split(const std::string& s, char sep) {
