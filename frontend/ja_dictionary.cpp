@@ -1,8 +1,10 @@
 #include "frontend/ja_dictionary.h"
 
 #include <mecab.h>
+#include <sys/mman.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -79,6 +81,22 @@ Dictionary::Dictionary(const std::string& dir) {
   model_.reset(MeCab::createModel(5, const_cast<char**>(argv)));
   if (!model_) throw Error("MeCab cannot open the Japanese dictionary " + dic + ": " + MeCab::getLastError());
   words_ = WordList::load(dir + "/ja_words.txt");
+  // MeCab maps its files itself: find those mappings by path.
+  std::error_code ec;
+  const std::string prefix = fs::canonical(dic, ec).string() + "/";
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; !ec && std::getline(maps, line);) {
+    const size_t slash = line.find('/');
+    if (slash == std::string::npos || line.compare(slash, prefix.size(), prefix) != 0) continue;
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx", &lo, &hi) == 2 && hi > lo)
+      mapped_.emplace_back(reinterpret_cast<void*>(lo), static_cast<size_t>(hi - lo));
+  }
+}
+
+void Dictionary::line_done() const {
+  if ((lines_.fetch_add(1, std::memory_order_relaxed) + 1) % kReleaseEvery != 0) return;
+  for (const auto& [p, n] : mapped_) madvise(p, n, MADV_DONTNEED);
 }
 
 Dictionary::~Dictionary() = default;

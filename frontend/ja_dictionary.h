@@ -6,9 +6,11 @@
 //                        MeCab's tokens into the words misaki speaks without a pause between them
 // <dir>: $KOKORO_JA_DATA, else <data>/ja of an installed engine, else <models>/ja of the build tree.
 #pragma once
+#include <atomic>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace MeCab {
@@ -40,10 +42,20 @@ class Dictionary {
   ~Dictionary();
   MeCab::Model& model() const { return *model_; }
   const WordList& words() const { return words_; }
+  // Called after each line: every kReleaseEvery lines, drops the dictionary pages this process has mapped
+  // in (they stay in the page cache; the next lookup maps them back with a minor fault). MeCab's files are
+  // 260 MB and lookups touch pages all over them: without this a long Japanese session keeps ~110 MB of
+  // them resident (310 sentences); with it, what kReleaseEvery lines touch. Releasing after every line
+  // costs ~0.8 ms a line (the refaults); every 8 lines keeps the 310-sentence corpus at 29 MB resident
+  // (+23 MB of dictionary pages) for ~0.1-0.3 ms a line. Safe while other threads look words up.
+  void line_done() const;
+  static constexpr unsigned kReleaseEvery = 8;
 
  private:
   std::unique_ptr<MeCab::Model> model_;
   WordList words_;
+  std::vector<std::pair<void*, size_t>> mapped_;  // MeCab's mappings of the dictionary files
+  mutable std::atomic<unsigned> lines_{0};
 };
 
 }  // namespace kokoro::ja

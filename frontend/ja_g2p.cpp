@@ -334,6 +334,7 @@ std::vector<Unit> G2P::phonemize_line(const std::vector<utf8::CodePoint>& line) 
   const std::vector<NormChar> norm = normalize(line);
   std::vector<Word> words;
   for (auto [b, e] : pieces_of(norm)) tag_piece(dict_->model(), norm, b, e, words);
+  dict_->line_done();  // bounds the dictionary's resident pages over long sessions (Dictionary::line_done)
   const std::vector<Token> tokens = tokens_of(group(settle_numbers(std::move(words)), dict_->words()), latin_);
   const std::vector<Tagged> s = final_string(tokens);
   // Units: the space-separated pieces, split further where the token changes (so that punctuation is a
