@@ -80,7 +80,6 @@ void linear_rows_bf16(const Tensor& x, const TensorView& w, const TensorView* bi
   const int64_t out = w.dim(0), in = w.dim(1), T = x.dim(0);
   auto pack = [&] { return pack_bt_bf16_parallel(w.data, in, in, out); };
   auto packed = cached_weights_as<bf16_t>(w.data, "linear-bf16 " + shape_to_string(w.shape), pack);
-  if (!packed) packed = prepared_from(pack());
   thread_local std::vector<bf16_t> xb;
   if (xb.size() < static_cast<size_t>(T * in)) xb.resize(static_cast<size_t>(T * in));
   to_bf16(x.data(), xb.data(), T * in);
@@ -123,8 +122,7 @@ Prepared<float> transposed_weight(const TensorView& w) {
     Eigen::Map<RowMatrix>(t->data(), in, out) = w.matrix().transpose();
     return std::shared_ptr<const std::vector<float>>(t);
   };
-  auto wt = cached_weights_as<float>(w.data, "linear-f32-transposed " + shape_to_string(w.shape), transpose);
-  return wt ? wt : prepared_from(transpose());
+  return cached_weights_as<float>(w.data, "linear-f32-transposed " + shape_to_string(w.shape), transpose);
 }
 }  // namespace
 
@@ -233,7 +231,6 @@ void conv1d_onednn(const Tensor& x, const TensorView& w, const TensorView* bias,
     return std::shared_ptr<const std::vector<float>>(b);
   };
   auto b = cached_weights_as<float>(w.data, "conv1d-f32-tap-major " + shape_to_string(w.shape), prepare);
-  if (!b) b = prepared_from(prepare());
   // im2col, tap-major: row t = rows t, t+d, ..., t+(k-1)d of the zero-padded, transposed input, end to end.
   thread_local RowMatrix xt, cols, yt;
   xt.setZero(T + 2 * padding, in);
@@ -272,7 +269,6 @@ void conv1d_bf16(const Tensor& x, const TensorView& w, const TensorView* bias, i
     });
   };
   auto packed = cached_weights_as<bf16_t>(w.data, "conv1d-bf16-tap-major " + shape_to_string(w.shape), pack);
-  if (!packed) packed = prepared_from(pack());
   // x^T with `padding` zero rows above and below, in bf16.
   const int64_t rows = T + 2 * padding;
   thread_local std::vector<bf16_t> xt;
@@ -446,14 +442,17 @@ void bilstm(const Tensor& x, const LstmWeights& fwd, const LstmWeights& bwd, Ten
       const TensorView& whh = (dir == 0 ? fwd : bwd).w_hh;
       auto pack = [&] { return pack_bt_bf16_parallel(whh.data, H, H, 4 * H); };
       whh_bf16[dir] = cached_weights_as<bf16_t>(whh.data, "lstm-whh-bf16 " + shape_to_string(whh.shape), pack);
-      if (!whh_bf16[dir]) whh_bf16[dir] = prepared_from(pack());
     }
   const int64_t in = x.dim(1);
   parallel_for(2, [&](int64_t dir) {
     const LstmWeights& w = dir == 0 ? fwd : bwd;
-    RowMatrix G(T, 4 * H);
-    if (bf16) G = projected[dir].matrix();
-    else onednn_matmul_f32(x.data(), T, in, wih_t[dir].data, 4 * H, nullptr, 4 * H, G.data(), 4 * H);
+    // The input projections of every step: in bf16 computed above, in fp32 here (one GEMM per direction).
+    Tensor own;
+    if (!bf16) {
+      own.resize({T, 4 * H});
+      onednn_matmul_f32(x.data(), T, in, wih_t[dir].data, 4 * H, nullptr, 4 * H, own.data(), 4 * H);
+    }
+    auto G = (bf16 ? projected[dir] : own).matrix();
     G.rowwise() += (w.b_ih.vector() + w.b_hh.vector()).transpose();
     Eigen::VectorXf h = Eigen::VectorXf::Zero(H), g(4 * H);
     Eigen::ArrayXf c = Eigen::ArrayXf::Zero(H);

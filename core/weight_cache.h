@@ -72,6 +72,8 @@ size_t persist_prepared_weights(const void* region_begin);
 // make(). Empty (data == nullptr) when data is not in a registered region (make is then not called).
 PreparedBytes cached_weights(const void* data, const std::string& kind, const std::function<PreparedBytes()>& make);
 
+// The typed form: outside a registered region (tests' own weights) make() runs and its result is used
+// once, uncached, so callers never need a fallback of their own.
 template <class T>
 Prepared<T> cached_weights_as(const void* data, const std::string& kind,
                               const std::function<std::shared_ptr<const std::vector<T>>()>& make) {
@@ -81,6 +83,7 @@ Prepared<T> cached_weights_as(const void* data, const std::string& kind,
     const size_t n = v->size() * sizeof(T);
     return PreparedBytes{std::move(v), d, n};
   });
+  if (!b.data) return prepared_from(make());
   return {b.owner, static_cast<const T*>(b.data), b.bytes / sizeof(T)};
 }
 

@@ -269,7 +269,6 @@ void conv1d_winograd(const Tensor& x, const TensorView& w, const TensorView* bia
     const std::string kind = "winograd-bf16 F(" + std::to_string(m) + "," + std::to_string(r) + ") " +
                              shape_to_string(w.shape);
     Ub = cached_weights_as<bf16_t>(w.data, kind, [&] { return transform_weights_bf16(w, tr, groups); });
-    if (!Ub) Ub = prepared_from(transform_weights_bf16(w, tr, groups));
   } else {
     U = sized(weight_scratch(), static_cast<size_t>(alpha) * gci * co);
     transform_weights(w, tr, groups, U);
