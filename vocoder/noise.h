@@ -24,6 +24,7 @@ class NoiseSource {
   // SineGen's rand_ini for the 9 harmonics (the caller zeroes the fundamental's, as the reference does).
   virtual void sine_phases(float* out9) = 0;
   // Standard normals for SineGen's noise, flat index t * 9 + h over [samples, 9], values first..first+count-1.
+  // Called concurrently for disjoint ranges (the source draws blocks of samples in parallel).
   virtual void sine_noise(int64_t first_index, int64_t count, float* out) = 0;
 };
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/parallel.h"
 
 namespace kokoro {
 
@@ -112,20 +113,26 @@ void SineGenStream::push(const float* f0, int64_t frames, bool last, Tensor& out
     while (end < L && linear_interp_tap(up_scale, end, M).i0 + 1 < M) ++end;
   }
   out.resize({end - next_sample_});
-  float* dst = out.data();
   const float sine_amp = 0.1f, noise_std = 0.003f, unvoiced_amp = sine_amp / 3.0f;
   const float* w = src_.linear_w_.data;
   const float b = src_.linear_b_.data[0];
-  constexpr int64_t kBlock = 4096;  // noise is drawn per block of samples (by absolute index: any chunking
-  normals_.resize(kBlock * H);      // gives the same values)
-  for (int64_t start = next_sample_; start < end; start += kBlock) {
-    const int64_t n = std::min(kBlock, end - start);
-    noise_->sine_noise(start * H, n * H, normals_.data());
+  // Noise is drawn per block of samples by absolute index (any chunking gives the same values), so blocks are
+  // independent: they run in parallel (9 sines and 9 normals per sample, ~5 % of the vocoder's work).
+  constexpr int64_t kBlock = 4096;
+  const int64_t first = next_sample_, blocks = (end - first + kBlock - 1) / kBlock;
+  if (blocks == 1) normals_.resize(kBlock * H);  // the streaming case: one block, no allocation once grown
+  parallel_for(blocks, [&](int64_t block) {
+    const int64_t start = first + block * kBlock, n = std::min(kBlock, end - start);
+    thread_local std::vector<float> task_normals;
+    std::vector<float>& normals = blocks == 1 ? normals_ : task_normals;
+    if (normals.size() < static_cast<size_t>(kBlock * H)) normals.resize(kBlock * H);
+    noise_->sine_noise(start * H, n * H, normals.data());
+    float* dst = out.data() + (start - first);
     for (int64_t t = start; t < start + n; ++t) {
       const LinearTap tap = linear_interp_tap(up_scale, t, M);
       const bool voiced = f0_[t / up] > 10.0f;  // voiced_threshod=10 in the Generator
       const float amp = voiced ? noise_std : unvoiced_amp;
-      const float* z = normals_.data() + (t - start) * H;
+      const float* z = normals.data() + (t - start) * H;
       float acc = 0.0f;
       for (int h = 0; h < H; ++h) {
         const float ph = interp(phase_[tap.i0 * H + h], tap.w0, phase_[tap.i1 * H + h], tap.w1);
@@ -134,7 +141,7 @@ void SineGenStream::push(const float* f0, int64_t frames, bool last, Tensor& out
       }
       *dst++ = std::tanh(acc + b);
     }
-  }
+  });
   next_sample_ = end;
   if (last) ended_ = true;
 }
