@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <numeric>
 #include <vector>
 
 #include "core/bf16_gemm.h"
@@ -340,12 +341,66 @@ void conv1d(const Tensor& x, const TensorView& w, const TensorView* bias, int st
   conv1d_onednn(x, w, bias, padding, dilation, y);
 }
 
+namespace {
+
+// conv_transpose1d in bf16: the same scatter-add as below, with z^T[t, o*k + j] = sum_i x[i, t] w[i, o, j] one
+// gemm_bf16 per block of columns (B = w viewed as [in, out*k], packed once per model). Blocks of output
+// channels in parallel, each a whole number of 16-column panels.
+void conv_transpose1d_bf16(const Tensor& x, const TensorView& w, const TensorView* bias, int stride, int padding,
+                           int64_t channels_per_panel_group, Tensor& y) {
+  const int64_t in = x.dim(0), T = x.dim(1), out = w.dim(1), k = w.dim(2), N = out * k, t_out = y.dim(1);
+  auto pack = [&] {
+    // Row n = o*k + j of B^T is column n of w viewed as [in, out*k].
+    return pack_bt_bf16_parallel(nullptr, in, in, N, [&](int64_t n, float* dst) {
+      for (int64_t i = 0; i < in; ++i) dst[i] = w.data[i * N + n];
+    });
+  };
+  auto packed = cached_weights_as<bf16_t>(w.data, "conv-transpose-bf16 " + shape_to_string(w.shape), pack);
+  thread_local std::vector<bf16_t> xt;
+  thread_local RowMatrix xt_f32;
+  if (xt.size() < static_cast<size_t>(T * in)) xt.resize(static_cast<size_t>(T * in));
+  xt_f32.resize(T, in);
+  xt_f32 = x.matrix().transpose();
+  to_bf16(xt_f32.data(), xt.data(), T * in);
+  const bf16_t* a = xt.data();  // this thread's buffer (a task on a worker would see the worker's)
+  const int64_t pairs = in / 2;
+  const int64_t groups = out / channels_per_panel_group;
+  const int64_t blocks = double(in) * N * T < kParallelMacs ? 1 : std::min<int64_t>(groups, 2 * num_threads());
+  constexpr int64_t kColumns = 128;
+  float* Y = y.data();
+  parallel_ranges(groups, 1, static_cast<int>(std::max<int64_t>(1, blocks)), [&](int64_t g0, int64_t g1) {
+    const int64_t o0 = g0 * channels_per_panel_group, o1 = g1 * channels_per_panel_group, n = (o1 - o0) * k;
+    thread_local std::vector<float> zt;
+    if (zt.size() < static_cast<size_t>(kColumns * n)) zt.resize(static_cast<size_t>(kColumns * n));
+    for (int64_t o = o0; o < o1; ++o) std::fill(Y + o * t_out, Y + (o + 1) * t_out, bias ? bias->data[o] : 0.0f);
+    for (int64_t c0 = 0; c0 < T; c0 += kColumns) {
+      const int64_t rows = std::min(kColumns, T - c0);
+      gemm_bf16(a + c0 * in, in, rows, in, packed.data + (o0 * k / 16) * pairs * 32, n, zt.data(), n);
+      for (int64_t o = o0; o < o1; ++o) {
+        float* yr = Y + o * t_out;
+        for (int64_t t = 0; t < rows; ++t) {
+          const float* zr = zt.data() + t * n + (o - o0) * k;
+          const int64_t s0 = (c0 + t) * stride - padding;
+          const int64_t j0 = std::max<int64_t>(0, -s0), j1 = std::min<int64_t>(k, t_out - s0);
+          for (int64_t j = j0; j < j1; ++j) yr[s0 + j] += zr[j];
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
+
 void conv_transpose1d(const Tensor& x, const TensorView& w, const TensorView* bias, int stride, int padding,
                       int output_padding, Tensor& y) {
   const int64_t in = x.dim(0), T = x.dim(1), out = w.dim(1), k = w.dim(2);
   if (w.dim(0) != in) throw Error("conv_transpose1d: weight " + shape_to_string(w.shape) + " vs input " + shape_to_string(x.shape()));
   const int64_t t_out = (T - 1) * stride - 2 * padding + k + output_padding;
   y.resize({out, t_out});
+  // bf16 needs whole 16-column panels per block of output channels: g channels make g*k columns.
+  const int64_t g = 16 / std::gcd<int64_t>(k, 16);
+  if (kernel_precision() != Precision::fp32 && in % 2 == 0 && out % g == 0 && T > 0)
+    return conv_transpose1d_bf16(x, w, bias, stride, padding, g, y);
   // Per block of output channels: z[o*k + j, t] = sum_i w[i, o, j] x[i, t] (w viewed as [in, out*k]), then
   // scatter-add z into y at t*stride + j - padding. Blocks write disjoint rows of y; within a block, columns
   // of x go in chunks so that z stays small (chunks' contributions overlap when k > stride: they add up).

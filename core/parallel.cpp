@@ -127,6 +127,8 @@ Pool& pool() {
 void set_num_threads(int n) { g_threads.store(std::max(1, n)); }
 int num_threads() { return g_threads.load(); }
 
+int elementwise_parts(int64_t n) { return n < (int64_t{1} << 16) ? 1 : 2 * num_threads(); }
+
 void parallel_for(int64_t n, const std::function<void(int64_t)>& fn) {
   if (n <= 0) return;
   const int threads = num_threads();

@@ -121,18 +121,19 @@ inline void transpose16(const float* src, int64_t lds, float* dst, int64_t ldd) 
 #endif
 
 // Transposes a [rows, cols] block of a row-major matrix with leading dimension ld_src into dst [cols, rows]
-// (leading dimension rows): 16 x 16 register tiles, scalar edges.
-void transpose_block(const float* src, int64_t ld_src, int64_t rows, int64_t cols, float* dst) {
+// (leading dimension ld_dst, rows by default): 16 x 16 register tiles, scalar edges.
+void transpose_block(const float* src, int64_t ld_src, int64_t rows, int64_t cols, float* dst, int64_t ld_dst = 0) {
+  if (ld_dst == 0) ld_dst = rows;
   [[maybe_unused]] constexpr int64_t B = 16;  // the AVX-512 tile (the x86-64-v3 and baseline variants go scalar)
   int64_t r_full = 0, c_full = 0;
 #ifdef __AVX512F__
   r_full = rows / B * B;
   c_full = cols / B * B;
   for (int64_t r0 = 0; r0 < r_full; r0 += B)
-    for (int64_t c0 = 0; c0 < c_full; c0 += B) transpose16(src + r0 * ld_src + c0, ld_src, dst + c0 * rows + r0, rows);
+    for (int64_t c0 = 0; c0 < c_full; c0 += B) transpose16(src + r0 * ld_src + c0, ld_src, dst + c0 * ld_dst + r0, ld_dst);
 #endif
   for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = (r < r_full ? c_full : 0); c < cols; ++c) dst[c * rows + r] = src[r * ld_src + c];
+    for (int64_t c = (r < r_full ? c_full : 0); c < cols; ++c) dst[c * ld_dst + r] = src[r * ld_src + c];
 }
 
 // dst[p][0..n) = sum_s T[p][s] src_s[0..n) for p < P, s < S, where src_s = src + s * stride: the tile
@@ -336,7 +337,7 @@ void winograd_conv(const Tensor& x, const TensorView& w, const TensorView* bias,
       MatrixMap(M + p * rows * co, gemm_rows, co).noalias() = vin * up;
     }
     // 4. Output transform into a time-major block (rows past t_out land in spare rows), then transposed
-    //    into y with the bias.
+    //    straight into y's columns [t0, t1) and the bias added there.
     const int64_t t0 = b0 * span, t1 = std::min(t_out, (b0 + n) * span);
     float* yt = sized(s.yt, static_cast<size_t>(n * span * co));
     for (int64_t ph = 0; ph < d; ++ph)
@@ -345,15 +346,13 @@ void winograd_conv(const Tensor& x, const TensorView& w, const TensorView* bias,
         // M rows of this tile for successive points are rows * co apart.
         out_combine(tr.AT.data(), M + (ph * nv + b) * co, rows * co, dst, co);
       }
-    thread_local std::vector<float> yblock;
-    yblock.resize(static_cast<size_t>(co * (t1 - t0)));
-    transpose_block(yt, co, t1 - t0, co, yblock.data());
-    for (int64_t o = 0; o < co; ++o) {
-      const float bo = bias ? bias->data[o] : 0.0f;
-      const float* src = yblock.data() + o * (t1 - t0);
-      float* yr = Yd + o * ldy + (t0 - col0);
-      for (int64_t t = 0; t < t1 - t0; ++t) yr[t] = src[t] + bo;
-    }
+    transpose_block(yt, co, t1 - t0, co, Yd + (t0 - col0), ldy);
+    if (bias)
+      for (int64_t o = 0; o < co; ++o) {
+        const float bo = bias->data[o];
+        float* yr = Yd + o * ldy + (t0 - col0);
+        for (int64_t t = 0; t < t1 - t0; ++t) yr[t] += bo;
+      }
   };
   if (y) {
     parallel_for(chunks, [&](int64_t c) { compute_chunk(c, y->data(), t_out, 0); });

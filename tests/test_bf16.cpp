@@ -254,6 +254,48 @@ TEST(Bf16, DirectConvolutionWithinBf16ToleranceOfFp32AtDecoderShapes) {
   EXPECT_THROW(conv1d_bf16(x, TensorView{wd.data(), {16, 7, 3}}, nullptr, 1, y), Error) << "odd input channels";
 }
 
+// The generator's upsampling (ups.0: 512 -> 256, k 20, stride 10; ups.1: 256 -> 128, k 12, stride 6) in bf16:
+// one GEMM per block of columns against w viewed as [in, out*k], scatter-added as in fp32.
+TEST(Bf16, TransposedConvolutionWithinBf16ToleranceOfFp32AtUpsamplingShapes) {
+  if (!bf16_supported()) GTEST_FAIL() << "this CPU has no AVX512-BF16: the bf16 convolution cannot be checked here";
+  PrecisionGuard guard;
+  struct Case {
+    int64_t in, out, k, T;
+    int stride, padding;
+    bool bf16;  // whole 16-column panels per group of output channels (out % (16 / gcd(k, 16)) == 0)
+  };
+  for (const Case c : {Case{512, 256, 20, 97, 10, 5, true}, Case{256, 128, 12, 300, 6, 3, true},
+                       Case{256, 128, 12, 1, 6, 3, true}, Case{64, 16, 4, 131, 2, 1, true},
+                       Case{10, 6, 20, 9, 10, 5, false}}) {
+    const auto wd = randn(static_cast<size_t>(c.in * c.out * c.k), 21, 1.0f / std::sqrt(float(c.in)));
+    const auto bd = randn(static_cast<size_t>(c.out), 22);
+    Tensor x({c.in, c.T});
+    const auto xd = randn(static_cast<size_t>(c.in * c.T), 23);
+    std::copy(xd.begin(), xd.end(), x.data());
+    const TensorView w{wd.data(), {c.in, c.out, c.k}}, b{bd.data(), {c.out}};
+    Tensor y32, y16;
+    set_precision(Precision::fp32);
+    conv_transpose1d(x, w, &b, c.stride, c.padding, 0, y32);
+    set_precision(Precision::bf16);
+    conv_transpose1d(x, w, &b, c.stride, c.padding, 0, y16);
+    set_precision(Precision::fp32);
+    SCOPED_TRACE(std::to_string(c.in) + " -> " + std::to_string(c.out) + ", k " + std::to_string(c.k) + ", T " +
+                 std::to_string(c.T));
+    ASSERT_EQ(y16.shape(), y32.shape());
+    const RelError err = relative_error(y16, y32);
+    std::printf("transposed bf16 vs fp32, %lld -> %lld, k %lld, T %lld: max %.2e, rms %.2e (relative)\n",
+                static_cast<long long>(c.in), static_cast<long long>(c.out), static_cast<long long>(c.k),
+                static_cast<long long>(c.T), err.max, err.rms);
+    if (c.bf16) {
+      EXPECT_LT(err.max, 2e-2);
+      EXPECT_LT(err.rms, 1e-2);
+      EXPECT_GT(err.rms, 1e-6) << "identical to fp32: the bf16 path did not run";
+    } else {
+      EXPECT_EQ(err.max, 0.0) << "a shape without whole panels stays in fp32";
+    }
+  }
+}
+
 TEST(Bf16, WeightsPreparedOncePerRegionAndDroppedWithIt) {
   if (!bf16_supported()) GTEST_FAIL() << "this CPU has no AVX512-BF16";
   PrecisionGuard guard;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/parallel.h"
 
 namespace kokoro {
 
@@ -123,18 +124,22 @@ void AdaIN1d::apply(Tensor& x, const float* style) const {
     recorded.mean.resize(C);
     recorded.inv_std.resize(C);
   }
-  for (int64_t c = 0; c < C; ++c) {
-    // Instance norm over time with the biased variance, as torch.nn.InstanceNorm1d.
-    Eigen::Map<Eigen::RowVectorXf> r(x.data() + c * T, T);
-    const float mean = r.mean();
-    r.array() -= mean;
-    const float inv = 1.0f / std::sqrt(r.squaredNorm() / static_cast<float>(T) + kInstanceNormEps);
-    adain_scale_row(r.data(), T, inv, a.gamma[c], a.beta[c]);
-    if (capture) {
-      recorded.mean[c] = mean;
-      recorded.inv_std[c] = inv;
+  // Channels are independent: ranges of them in parallel (between the convolutions, which are parallel
+  // themselves, a serial norm would leave the other threads idle).
+  parallel_ranges(C, 8, elementwise_parts(C * T), [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) {
+      // Instance norm over time with the biased variance, as torch.nn.InstanceNorm1d.
+      Eigen::Map<Eigen::RowVectorXf> r(x.data() + c * T, T);
+      const float mean = r.mean();
+      r.array() -= mean;
+      const float inv = 1.0f / std::sqrt(r.squaredNorm() / static_cast<float>(T) + kInstanceNormEps);
+      adain_scale_row(r.data(), T, inv, a.gamma[c], a.beta[c]);
+      if (capture) {
+        recorded.mean[c] = mean;
+        recorded.inv_std[c] = inv;
+      }
     }
-  }
+  });
   if (capture) capture->record(prefix_, std::move(recorded));
 }
 
