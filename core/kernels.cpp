@@ -356,37 +356,45 @@ void conv_transpose1d_bf16(const Tensor& x, const TensorView& w, const TensorVie
     });
   };
   auto packed = cached_weights_as<bf16_t>(w.data, "conv-transpose-bf16 " + shape_to_string(w.shape), pack);
+  // The input is transposed and rounded in spans of kSpanColumns columns, so that this per-thread scratch
+  // stays small however long x is (over a whole 27 s segment it was ~34 MB, kept for the rest of the
+  // process). Each output sample still receives its contributions in order of t, and every block of
+  // kColumns rows is the same gemm_bf16 as over the whole input: the same result.
+  constexpr int64_t kColumns = 128, kSpanColumns = 16 * kColumns;
   thread_local std::vector<bf16_t> xt;
   thread_local RowMatrix xt_f32;
-  if (xt.size() < static_cast<size_t>(T * in)) xt.resize(static_cast<size_t>(T * in));
-  xt_f32.resize(T, in);
-  xt_f32 = x.matrix().transpose();
-  to_bf16(xt_f32.data(), xt.data(), T * in);
-  const bf16_t* a = xt.data();  // this thread's buffer (a task on a worker would see the worker's)
   const int64_t pairs = in / 2;
   const int64_t groups = out / channels_per_panel_group;
   const int64_t blocks = double(in) * N * T < kParallelMacs ? 1 : std::min<int64_t>(groups, 2 * num_threads());
-  constexpr int64_t kColumns = 128;
   float* Y = y.data();
-  parallel_ranges(groups, 1, static_cast<int>(std::max<int64_t>(1, blocks)), [&](int64_t g0, int64_t g1) {
-    const int64_t o0 = g0 * channels_per_panel_group, o1 = g1 * channels_per_panel_group, n = (o1 - o0) * k;
-    thread_local std::vector<float> zt;
-    if (zt.size() < static_cast<size_t>(kColumns * n)) zt.resize(static_cast<size_t>(kColumns * n));
-    for (int64_t o = o0; o < o1; ++o) std::fill(Y + o * t_out, Y + (o + 1) * t_out, bias ? bias->data[o] : 0.0f);
-    for (int64_t c0 = 0; c0 < T; c0 += kColumns) {
-      const int64_t rows = std::min(kColumns, T - c0);
-      gemm_bf16(a + c0 * in, in, rows, in, packed.data + (o0 * k / 16) * pairs * 32, n, zt.data(), n);
-      for (int64_t o = o0; o < o1; ++o) {
-        float* yr = Y + o * t_out;
-        for (int64_t t = 0; t < rows; ++t) {
-          const float* zr = zt.data() + t * n + (o - o0) * k;
-          const int64_t s0 = (c0 + t) * stride - padding;
-          const int64_t j0 = std::max<int64_t>(0, -s0), j1 = std::min<int64_t>(k, t_out - s0);
-          for (int64_t j = j0; j < j1; ++j) yr[s0 + j] += zr[j];
+  for (int64_t span0 = 0; span0 < T; span0 += kSpanColumns) {
+    const int64_t span_n = std::min(kSpanColumns, T - span0);
+    if (xt.size() < static_cast<size_t>(span_n * in)) xt.resize(static_cast<size_t>(span_n * in));
+    xt_f32.resize(span_n, in);
+    xt_f32 = x.matrix().middleCols(span0, span_n).transpose();
+    to_bf16(xt_f32.data(), xt.data(), span_n * in);
+    const bf16_t* a = xt.data();  // this thread's buffer (a task on a worker would see the worker's)
+    parallel_ranges(groups, 1, static_cast<int>(std::max<int64_t>(1, blocks)), [&](int64_t g0, int64_t g1) {
+      const int64_t o0 = g0 * channels_per_panel_group, o1 = g1 * channels_per_panel_group, n = (o1 - o0) * k;
+      thread_local std::vector<float> zt;
+      if (zt.size() < static_cast<size_t>(kColumns * n)) zt.resize(static_cast<size_t>(kColumns * n));
+      if (span0 == 0)
+        for (int64_t o = o0; o < o1; ++o) std::fill(Y + o * t_out, Y + (o + 1) * t_out, bias ? bias->data[o] : 0.0f);
+      for (int64_t c0 = span0; c0 < span0 + span_n; c0 += kColumns) {
+        const int64_t rows = std::min(kColumns, span0 + span_n - c0);
+        gemm_bf16(a + (c0 - span0) * in, in, rows, in, packed.data + (o0 * k / 16) * pairs * 32, n, zt.data(), n);
+        for (int64_t o = o0; o < o1; ++o) {
+          float* yr = Y + o * t_out;
+          for (int64_t t = 0; t < rows; ++t) {
+            const float* zr = zt.data() + t * n + (o - o0) * k;
+            const int64_t s0 = (c0 + t) * stride - padding;
+            const int64_t j0 = std::max<int64_t>(0, -s0), j1 = std::min<int64_t>(k, t_out - s0);
+            for (int64_t j = j0; j < j1; ++j) yr[s0 + j] += zr[j];
+          }
         }
       }
-    }
-  });
+    });
+  }
 }
 
 }  // namespace
