@@ -1,6 +1,7 @@
 #include "engine/synthesizer.h"
 
 #include "core/error.h"
+#include "core/trace.h"
 
 namespace kokoro {
 
@@ -25,8 +26,15 @@ SynthesisResult Synthesizer::synthesize_with_style(const std::vector<int64_t>& i
   AlignedFeatures feats;
   acoustic_.forward(with_bounds, style, speed, feats, trace);
   SeededNoise default_noise(0);
-  Tensor audio;
-  decoder_.forward(feats.asr, feats.f0, feats.n, style, noise ? *noise : default_noise, audio, trace);
+  // Decoder::forward in its two halves, with the model's fp32 weight pages released in between: those the
+  // acoustic model and the decoder read are not needed by the generator, where a long segment's memory
+  // peaks (ModelFile::release_resident_pages).
+  Tensor x, audio;
+  decoder_.features(feats.asr, feats.f0, feats.n, style, x, trace);
+  model_->release_resident_pages();
+  decoder_.generator().forward(x, feats.f0.data(), style, noise ? *noise : default_noise, audio, trace);
+  x = Tensor();
+  kokoro::trace(trace, "audio", audio);
 
   SynthesisResult r;
   r.audio.assign(audio.data(), audio.data() + audio.numel());
