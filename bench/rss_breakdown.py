@@ -7,7 +7,7 @@ activations) and file-backed memory split by file (the model's mapping, the prep
 lexicons, shared libraries), the time of the peak, and which lines the command had written to stderr by
 then (kokoro-bench prints "<corpus> done"). The command's stdout goes to --stdout (default: discarded).
 
-  python3 bench/rss_breakdown.py -- build/bin/kokoro-bench --corpus short,passage --repeat 1 --no-peak
+  python3 bench/rss_breakdown.py --stop-at "passage done" -- build/bin/kokoro-bench --corpus short,passage --repeat 1 --no-peak
 
 Sampling misses peaks shorter than the interval; the process's own ru_maxrss (kokoro-bench's peak_rss_mb)
 is the exact figure, this tool tells what it is made of.
@@ -64,6 +64,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--interval", type=float, default=0.02)
     ap.add_argument("--stdout", default=os.devnull)
+    ap.add_argument("--stop-at", default=None,
+                    help="stop recording new highs once the command writes a stderr line containing this text "
+                         "(kokoro-bench: 'passage done', so that the extra measurements after the corpora do not count)")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -74,9 +77,13 @@ def main():
         p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, text=True)
         events = []
 
+        stopped = threading.Event()
+
         def read_stderr():
             for line in p.stderr:
                 events.append((time.monotonic() - t0, line.rstrip()))
+                if a.stop_at and a.stop_at in line:
+                    stopped.set()
                 sys.stderr.write(line)
 
         th = threading.Thread(target=read_stderr, daemon=True)
@@ -89,7 +96,7 @@ def main():
                 rss = r.get("Rss", 0)
                 t = time.monotonic() - t0
                 series.append((t, rss, r.get("Anonymous", 0)))
-                if rss > peak:
+                if rss > peak and not stopped.is_set():
                     peak, peak_t, peak_roll = rss, t, r
                     peak_maps = per_mapping(p.pid)
             except (FileNotFoundError, ProcessLookupError, PermissionError):
