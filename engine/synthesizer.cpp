@@ -29,9 +29,8 @@ SynthesisResult Synthesizer::synthesize_with_style(const std::vector<int64_t>& i
   SeededNoise default_noise(0);
   // Decoder::forward in its two halves, with the model's fp32 weight pages released after each part that
   // reads its own: those the acoustic model and the decoder read are not needed by the generator, where a
-  // long segment's memory peaks (ModelFile::release_resident_pages). Releasing the whole mapping once, before
-  // the generator, is not enough where another thread reads weights meanwhile (slice mode's acoustic worker):
-  // each page fault maps up to 16 neighbouring pages of the file too (the kernel's fault-around).
+  // long segment's memory peaks (ModelFile::release_resident_pages). (In slice mode the acoustic worker
+  // releases them after the acoustic model, and the vocoder worker after the decoder half, in the same way.)
   Tensor x, audio;
   decoder_.features(feats.asr, feats.f0, feats.n, style, x, trace);
   model_->release_resident_pages();
