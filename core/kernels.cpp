@@ -250,6 +250,11 @@ void conv1d_onednn(const Tensor& x, const TensorView& w, const TensorView* bias,
     if (c1 > c0) onednn_matmul_f32(a, t_out, K, b.data + c0, out, bias ? bias->data + c0 : nullptr, c1 - c0, c + c0, out);
   });
   y.matrix() = yt.transpose();
+  // The scratch is per thread and kept for the next call, except when a long input made it large (the fp32
+  // generator's last noise convolution over a 27 s segment: ~80 MB): that would stay resident for the rest
+  // of the process. (Chunking it as conv1d_bf16 does could change oneDNN's blocking, hence its sums.)
+  constexpr Eigen::Index kKeepFloats = Eigen::Index{4} << 20;
+  if (xt.size() + cols.size() + yt.size() > kKeepFloats) xt = cols = yt = RowMatrix();
 }
 
 void conv1d_bf16(const Tensor& x, const TensorView& w, const TensorView* bias, int padding, Tensor& y) {
@@ -270,26 +275,58 @@ void conv1d_bf16(const Tensor& x, const TensorView& w, const TensorView* bias, i
     });
   };
   auto packed = cached_weights_as<bf16_t>(w.data, "conv1d-bf16-tap-major " + shape_to_string(w.shape), pack);
-  // x^T with `padding` zero rows above and below, in bf16.
-  const int64_t rows = T + 2 * padding;
+  // Output columns in chunks of kBf16ConvColumns, so that the scratch (x^T in fp32 and bf16, y^T) stays a few
+  // MB however long the input is: these buffers are per thread and kept, and over a whole 27 s segment (the
+  // generator's last noise convolution, 130k columns) they were ~85 MB for the rest of the process. Every
+  // output row of gemm_bf16 depends on its own input row only, so chunking does not change any result.
+  constexpr int64_t kBf16ConvColumns = 1024;
   thread_local std::vector<bf16_t> xt;
   thread_local RowMatrix xt_f32, yt;
-  if (xt.size() < static_cast<size_t>(rows * in)) xt.resize(static_cast<size_t>(rows * in));
-  xt_f32.resize(T, in);
-  xt_f32 = x.matrix().transpose();
-  std::fill(xt.begin(), xt.begin() + padding * in, bf16_t{0});
-  to_bf16(xt_f32.data(), xt.data() + padding * in, T * in);
-  std::fill(xt.begin() + (padding + T) * in, xt.begin() + rows * in, bf16_t{0});
-  yt.resize(t_out, out);
-  const bf16_t* a = xt.data();  // this thread's buffers (a task on a worker would see the worker's)
-  float* c = yt.data();
   const int64_t pairs = K / 2, panels = out / 16;
-  const int64_t parts = double(out) * K * t_out < kParallelMacs ? 1 : 2 * num_threads();
-  parallel_ranges(panels, 2, static_cast<int>(parts), [&](int64_t p0, int64_t p1) {
-    gemm_bf16(a, in, t_out, K, packed.data + p0 * pairs * 32, 16 * (p1 - p0), c + 16 * p0, out);
-  });
-  y.matrix() = yt.transpose();
+  for (int64_t t0 = 0; t0 < t_out; t0 += kBf16ConvColumns) {
+    const int64_t n = std::min(kBf16ConvColumns, t_out - t0);
+    // Rows [t0, t0 + n + k - 1) of x^T with `padding` zero rows above and below, in bf16.
+    const int64_t rows = n + k - 1;
+    const int64_t lo = std::clamp<int64_t>(padding - t0, 0, rows), hi = std::clamp<int64_t>(padding + T - t0, lo, rows);
+    if (xt.size() < static_cast<size_t>(rows * in)) xt.resize(static_cast<size_t>(rows * in));
+    std::fill(xt.begin(), xt.begin() + lo * in, bf16_t{0});
+    if (hi > lo) {
+      xt_f32.resize(hi - lo, in);
+      xt_f32 = x.matrix().middleCols(t0 + lo - padding, hi - lo).transpose();
+      to_bf16(xt_f32.data(), xt.data() + lo * in, (hi - lo) * in);
+    }
+    std::fill(xt.begin() + hi * in, xt.begin() + rows * in, bf16_t{0});
+    yt.resize(n, out);
+    const bf16_t* a = xt.data();  // this thread's buffers (a task on a worker would see the worker's)
+    float* c = yt.data();
+    const int64_t parts = double(out) * K * n < kParallelMacs ? 1 : 2 * num_threads();
+    parallel_ranges(panels, 2, static_cast<int>(parts), [&](int64_t p0, int64_t p1) {
+      gemm_bf16(a, in, n, K, packed.data + p0 * pairs * 32, 16 * (p1 - p0), c + 16 * p0, out);
+    });
+    y.matrix().middleCols(t0, n) = yt.transpose();
+  }
   add_bias_columns(y, bias);
+}
+
+namespace {
+// Winograd where it pays: enough columns to amortise the per-call weight transform, and channel counts
+// whose transformed weights stay small (the generator's and the F0/N branches', not the 1024-wide decoder).
+const WinogradTransform* winograd_for(const Tensor& x, const TensorView& w, int padding, int dilation) {
+  const int64_t in = x.dim(0), out = w.dim(0), k = w.dim(2);
+  const int64_t t_out = x.dim(1) + 2 * padding - dilation * (k - 1);
+  const WinogradTransform* wt = winograd_for_kernel(k);
+  return wt && t_out >= kWinogradMinColumns && in >= 32 && in * out <= 512 * 512 ? wt : nullptr;
+}
+}  // namespace
+
+void conv1d_in_place(Tensor& x, const TensorView& w, const TensorView* bias, int padding, int dilation) {
+  if (x.rank() != 2 || w.shape.size() != 3 || w.dim(1) != x.dim(0))
+    throw Error("conv1d: weight " + shape_to_string(w.shape) + " vs input " + shape_to_string(x.shape()));
+  if (const WinogradTransform* wt = winograd_for(x, w, padding, dilation))
+    if (conv1d_winograd_in_place(x, w, bias, padding, dilation, *wt)) return;
+  Tensor y;
+  conv1d(x, w, bias, 1, padding, dilation, y);
+  x = std::move(y);
 }
 
 void conv1d(const Tensor& x, const TensorView& w, const TensorView* bias, int stride, int padding, int dilation,
@@ -297,10 +334,7 @@ void conv1d(const Tensor& x, const TensorView& w, const TensorView* bias, int st
   if (stride != 1) return conv1d_gemm_per_tap(x, w, bias, stride, padding, dilation, y);
   const int64_t in = x.dim(0), out = w.dim(0), k = w.dim(2);
   const int64_t t_out = x.dim(1) + 2 * padding - dilation * (k - 1);
-  // Winograd where it pays: enough columns to amortise the per-call weight transform, and channel counts
-  // whose transformed weights stay small (the generator's and the F0/N branches', not the 1024-wide decoder).
-  const WinogradTransform* wt = winograd_for_kernel(k);
-  if (wt && t_out >= kWinogradMinColumns && in >= 32 && in * out <= 512 * 512)
+  if (const WinogradTransform* wt = winograd_for(x, w, padding, dilation))
     return conv1d_winograd(x, w, bias, padding, dilation, *wt, y);
   if (kernel_precision() != Precision::fp32 && dilation == 1 && out % 16 == 0 && in % 2 == 0 && t_out > 0)
     return conv1d_bf16(x, w, bias, padding, y);
@@ -322,37 +356,45 @@ void conv_transpose1d_bf16(const Tensor& x, const TensorView& w, const TensorVie
     });
   };
   auto packed = cached_weights_as<bf16_t>(w.data, "conv-transpose-bf16 " + shape_to_string(w.shape), pack);
+  // The input is transposed and rounded in spans of kSpanColumns columns, so that this per-thread scratch
+  // stays small however long x is (over a whole 27 s segment it was ~34 MB, kept for the rest of the
+  // process). Each output sample still receives its contributions in order of t, and every block of
+  // kColumns rows is the same gemm_bf16 as over the whole input: the same result.
+  constexpr int64_t kColumns = 128, kSpanColumns = 16 * kColumns;
   thread_local std::vector<bf16_t> xt;
   thread_local RowMatrix xt_f32;
-  if (xt.size() < static_cast<size_t>(T * in)) xt.resize(static_cast<size_t>(T * in));
-  xt_f32.resize(T, in);
-  xt_f32 = x.matrix().transpose();
-  to_bf16(xt_f32.data(), xt.data(), T * in);
-  const bf16_t* a = xt.data();  // this thread's buffer (a task on a worker would see the worker's)
   const int64_t pairs = in / 2;
   const int64_t groups = out / channels_per_panel_group;
   const int64_t blocks = double(in) * N * T < kParallelMacs ? 1 : std::min<int64_t>(groups, 2 * num_threads());
-  constexpr int64_t kColumns = 128;
   float* Y = y.data();
-  parallel_ranges(groups, 1, static_cast<int>(std::max<int64_t>(1, blocks)), [&](int64_t g0, int64_t g1) {
-    const int64_t o0 = g0 * channels_per_panel_group, o1 = g1 * channels_per_panel_group, n = (o1 - o0) * k;
-    thread_local std::vector<float> zt;
-    if (zt.size() < static_cast<size_t>(kColumns * n)) zt.resize(static_cast<size_t>(kColumns * n));
-    for (int64_t o = o0; o < o1; ++o) std::fill(Y + o * t_out, Y + (o + 1) * t_out, bias ? bias->data[o] : 0.0f);
-    for (int64_t c0 = 0; c0 < T; c0 += kColumns) {
-      const int64_t rows = std::min(kColumns, T - c0);
-      gemm_bf16(a + c0 * in, in, rows, in, packed.data + (o0 * k / 16) * pairs * 32, n, zt.data(), n);
-      for (int64_t o = o0; o < o1; ++o) {
-        float* yr = Y + o * t_out;
-        for (int64_t t = 0; t < rows; ++t) {
-          const float* zr = zt.data() + t * n + (o - o0) * k;
-          const int64_t s0 = (c0 + t) * stride - padding;
-          const int64_t j0 = std::max<int64_t>(0, -s0), j1 = std::min<int64_t>(k, t_out - s0);
-          for (int64_t j = j0; j < j1; ++j) yr[s0 + j] += zr[j];
+  for (int64_t span0 = 0; span0 < T; span0 += kSpanColumns) {
+    const int64_t span_n = std::min(kSpanColumns, T - span0);
+    if (xt.size() < static_cast<size_t>(span_n * in)) xt.resize(static_cast<size_t>(span_n * in));
+    xt_f32.resize(span_n, in);
+    xt_f32 = x.matrix().middleCols(span0, span_n).transpose();
+    to_bf16(xt_f32.data(), xt.data(), span_n * in);
+    const bf16_t* a = xt.data();  // this thread's buffer (a task on a worker would see the worker's)
+    parallel_ranges(groups, 1, static_cast<int>(std::max<int64_t>(1, blocks)), [&](int64_t g0, int64_t g1) {
+      const int64_t o0 = g0 * channels_per_panel_group, o1 = g1 * channels_per_panel_group, n = (o1 - o0) * k;
+      thread_local std::vector<float> zt;
+      if (zt.size() < static_cast<size_t>(kColumns * n)) zt.resize(static_cast<size_t>(kColumns * n));
+      if (span0 == 0)
+        for (int64_t o = o0; o < o1; ++o) std::fill(Y + o * t_out, Y + (o + 1) * t_out, bias ? bias->data[o] : 0.0f);
+      for (int64_t c0 = span0; c0 < span0 + span_n; c0 += kColumns) {
+        const int64_t rows = std::min(kColumns, span0 + span_n - c0);
+        gemm_bf16(a + (c0 - span0) * in, in, rows, in, packed.data + (o0 * k / 16) * pairs * 32, n, zt.data(), n);
+        for (int64_t o = o0; o < o1; ++o) {
+          float* yr = Y + o * t_out;
+          for (int64_t t = 0; t < rows; ++t) {
+            const float* zr = zt.data() + t * n + (o - o0) * k;
+            const int64_t s0 = (c0 + t) * stride - padding;
+            const int64_t j0 = std::max<int64_t>(0, -s0), j1 = std::min<int64_t>(k, t_out - s0);
+            for (int64_t j = j0; j < j1; ++j) yr[s0 + j] += zr[j];
+          }
         }
       }
-    }
-  });
+    });
+  }
 }
 
 }  // namespace

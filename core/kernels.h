@@ -32,6 +32,10 @@ class ScopedLinearRowsBaseline {
 // (fp32); other strides to im2col.
 void conv1d(const Tensor& x, const TensorView& w, const TensorView* bias, int stride, int padding, int dilation,
             Tensor& y);
+// conv1d with stride 1 and a "same" shape (w [C, C, k], output as long as x), written over x: on the Winograd
+// path without a second full-length tensor (conv1d_winograd_in_place), else through a temporary. The same
+// result as conv1d.
+void conv1d_in_place(Tensor& x, const TensorView& w, const TensorView* bias, int padding, int dilation);
 // Stride-1 direct convolution: one GEMM per tap on chunks of columns and blocks of rows, in parallel
 // (core/parallel.h), with a zero-padded slab per chunk instead of a padded copy of the whole input.
 void conv1d_direct(const Tensor& x, const TensorView& w, const TensorView* bias, int padding, int dilation, Tensor& y);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -169,6 +170,14 @@ std::shared_ptr<const ModelFile> ModelFile::open(const std::string& path, Finite
 }
 
 size_t ModelFile::persist_prepared_weights() const { return base_ ? kokoro::persist_prepared_weights(base_) : 0; }
+
+void ModelFile::release_resident_pages() const {
+  static const bool keep = [] {
+    const char* e = std::getenv("KOKORO_KEEP_WEIGHT_PAGES");
+    return e && *e && *e != '0';
+  }();
+  if (base_ && !keep) madvise(const_cast<uint8_t*>(base_), size_, MADV_DONTNEED);
+}
 
 ModelFile::~ModelFile() {
   if (!base_) return;

@@ -53,6 +53,14 @@ class ModelFile {
   // that the next process reads them instead of preparing them on its first sentence. Returns how many
   // were written (0: all came from there already, or it cannot be written). Not for real-time threads.
   size_t persist_prepared_weights() const;
+  // Drops this process's resident pages of the file (madvise MADV_DONTNEED on the read-only private mapping:
+  // they are clean copies of the file, which the kernel maps back from the page cache at the next read, so
+  // nothing changes but the resident size and a few page faults). The engine calls it between the parts of
+  // a segment that read different weights: in bf16-all ~44 MB of fp32 weights (AdaIN style projections,
+  // 1x1 convolutions, ...) are read as they are, and those of the acoustic model and the decoder would
+  // otherwise stay resident through the generator, where the memory peak is. KOKORO_KEEP_WEIGHT_PAGES=1
+  // keeps them (to measure what releasing saves). Not for real-time threads (a system call).
+  void release_resident_pages() const;
   ~ModelFile();
   ModelFile(const ModelFile&) = delete;
   ModelFile& operator=(const ModelFile&) = delete;

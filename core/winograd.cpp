@@ -243,8 +243,11 @@ std::shared_ptr<const std::vector<bf16_t>> transform_weights_bf16(const TensorVi
 
 }  // namespace
 
-void conv1d_winograd(const Tensor& x, const TensorView& w, const TensorView* bias, int padding, int dilation,
-                     const WinogradTransform& tr, Tensor& y) {
+namespace {
+
+// conv1d_winograd into y, or (y == nullptr) into x itself (conv1d_winograd_in_place: ci == co, t_out == T).
+void winograd_conv(const Tensor& x, const TensorView& w, const TensorView* bias, int padding, int dilation,
+                   const WinogradTransform& tr, Tensor* y, float* in_place) {
   const int64_t ci = x.dim(0), T = x.dim(1), co = w.dim(0), k = w.dim(2);
   if (w.dim(1) != ci)
     throw Error("conv1d (winograd): weight " + shape_to_string(w.shape) + " vs input " + shape_to_string(x.shape()));
@@ -258,7 +261,7 @@ void conv1d_winograd(const Tensor& x, const TensorView& w, const TensorView* bia
   const int64_t d = dilation, P = padding;
   const int64_t t_out = T + 2 * P - d * (k - 1);
   if (t_out <= 0) throw Error("conv1d: input of length " + std::to_string(T) + " is too short");
-  y.resize({co, t_out});
+  if (y) y->resize({co, t_out});
 
   // bf16: U transformed and packed once per model (core/weight_cache.h); per call for weights outside a
   // model file. fp32: transformed per call (the fp32 path and its golden results are unchanged).
@@ -284,9 +287,9 @@ void conv1d_winograd(const Tensor& x, const TensorView& w, const TensorView* bia
                                                 std::max<int64_t>(1, kChunkOutputs / span));
   const int64_t chunks = (nb + per_chunk - 1) / per_chunk;
   const float* X = x.data();
-  float* Y = y.data();
 
-  parallel_for(chunks, [&](int64_t c) {
+  // Chunk c: its outputs, plus the bias, into columns [t0 - col0, t1 - col0) of Yd (rows ldy apart).
+  auto compute_chunk = [&](int64_t c, float* Yd, int64_t ldy, int64_t col0) {
     const int64_t b0 = c * per_chunk, n = std::min(nb, b0 + per_chunk) - b0, nv = n + groups - 1;
     ChunkScratch& s = chunk_scratch();
     // 1. Time-major slab of the input this chunk reads, zero outside [0, T).
@@ -343,14 +346,59 @@ void conv1d_winograd(const Tensor& x, const TensorView& w, const TensorView* bia
         // M rows of this tile for successive points are rows * co apart.
         out_combine(tr.AT.data(), M + (ph * nv + b) * co, rows * co, dst, co);
       }
-    transpose_block(yt, co, t1 - t0, co, Y + t0, t_out);
+    transpose_block(yt, co, t1 - t0, co, Yd + (t0 - col0), ldy);
     if (bias)
       for (int64_t o = 0; o < co; ++o) {
         const float bo = bias->data[o];
-        float* yr = Y + o * t_out + t0;
+        float* yr = Yd + o * ldy + (t0 - col0);
         for (int64_t t = 0; t < t1 - t0; ++t) yr[t] += bo;
       }
-  });
+  };
+  if (y) {
+    parallel_for(chunks, [&](int64_t c) { compute_chunk(c, y->data(), t_out, 0); });
+    return;
+  }
+  // In place: groups of chunks, each group's outputs into one of two buffers and copied into x one group
+  // later, once no chunk still to run reads those columns (a chunk reads its inputs from `padding` columns
+  // before its first output on: a group is wider than that). The same chunks as above, so the same sums.
+  const int64_t group = std::max<int64_t>(1, 2 * num_threads());
+  const int64_t group_cols = group * per_chunk * span;
+  thread_local std::vector<float, Eigen::aligned_allocator<float>> bufs[2];
+  auto write_back = [&](int64_t g) {
+    const int64_t c0 = g * group_cols, n = std::min(t_out, c0 + group_cols) - c0;
+    const float* b = bufs[g % 2].data();
+    parallel_ranges(co, 8, static_cast<int>(std::min<int64_t>(2 * num_threads(), co / 8)), [&](int64_t o0, int64_t o1) {
+      for (int64_t o = o0; o < o1; ++o) std::copy_n(b + o * group_cols, n, in_place + o * t_out + c0);
+    });
+  };
+  const int64_t groups_n = (chunks + group - 1) / group;
+  for (int64_t g = 0; g < groups_n; ++g) {
+    float* b = sized(bufs[g % 2], static_cast<size_t>(co * group_cols));
+    const int64_t first = g * group, count = std::min(chunks, first + group) - first;
+    parallel_for(count, [&](int64_t i) { compute_chunk(first + i, b, group_cols, g * group_cols); });
+    if (g) write_back(g - 1);
+  }
+  write_back(groups_n - 1);
+}
+
+}  // namespace
+
+void conv1d_winograd(const Tensor& x, const TensorView& w, const TensorView* bias, int padding, int dilation,
+                     const WinogradTransform& tr, Tensor& y) {
+  winograd_conv(x, w, bias, padding, dilation, tr, &y, nullptr);
+}
+
+bool conv1d_winograd_in_place(Tensor& x, const TensorView& w, const TensorView* bias, int padding, int dilation,
+                              const WinogradTransform& tr) {
+  const int64_t T = x.dim(1), k = w.dim(2);
+  if (w.dim(0) != w.dim(1) || x.dim(0) != w.dim(1) || T + 2 * padding - dilation * (k - 1) != T) return false;
+  // The write-back needs a group of chunks to be wider than the columns a chunk reads before its first output.
+  const int64_t span = static_cast<int64_t>(tr.m) * dilation, nb = (T + span - 1) / span;
+  const int64_t per_chunk = std::clamp<int64_t>((nb + 2 * num_threads() - 1) / (2 * num_threads()), 1,
+                                                std::max<int64_t>(1, kChunkOutputs / span));
+  if (std::max<int64_t>(1, 2 * num_threads()) * per_chunk * span <= padding) return false;
+  winograd_conv(x, w, bias, padding, dilation, tr, nullptr, x.data());
+  return true;
 }
 
 }  // namespace kokoro

@@ -38,5 +38,11 @@ const WinogradTransform* winograd_for_kernel(int64_t k);
 // Requires t.r >= k, or t.r == t.m (kernel split into groups).
 void conv1d_winograd(const Tensor& x, const TensorView& w, const TensorView* bias, int padding, int dilation,
                      const WinogradTransform& t, Tensor& y);
+// The same convolution written over its own input x, when it keeps the shape (w [C, C, k], "same" padding):
+// the outputs of a few chunks at a time go to a small buffer and into x once no chunk still reads those
+// columns, so a long input needs no second full-length tensor. Bit-identical to conv1d_winograd (the same
+// chunks). Returns false (x untouched) when the shape does not allow it.
+bool conv1d_winograd_in_place(Tensor& x, const TensorView& w, const TensorView* bias, int padding, int dilation,
+                              const WinogradTransform& t);
 
 }  // namespace kokoro

@@ -393,6 +393,9 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
       const float* style = voice_for(seg.voice).style_for(static_cast<int>(n_phonemes));
       const auto t0 = Clock::now();
       acoustic.forward(ids, style, voice_options_.speed * static_cast<float>(seg.rate), feats);
+      // Its fp32 weight pages would otherwise stay resident while the vocoder worker reaches its memory peak
+      // (ModelFile::release_resident_pages; the vocoder worker releases them again after the decoder half).
+      synth_->model().release_resident_pages();
       add_synth_seconds(id, ms_since(t0) / 1e3);
       spdlog::debug("acoustic model: {} tokens, {:.1f} ms", ids.size(), ms_since(t0));
       if (stale(generation)) return;

@@ -1,6 +1,7 @@
 #include "engine/synthesizer.h"
 
 #include "core/error.h"
+#include "core/trace.h"
 
 namespace kokoro {
 
@@ -24,9 +25,18 @@ SynthesisResult Synthesizer::synthesize_with_style(const std::vector<int64_t>& i
   with_bounds.push_back(0);
   AlignedFeatures feats;
   acoustic_.forward(with_bounds, style, speed, feats, trace);
+  model_->release_resident_pages();
   SeededNoise default_noise(0);
-  Tensor audio;
-  decoder_.forward(feats.asr, feats.f0, feats.n, style, noise ? *noise : default_noise, audio, trace);
+  // Decoder::forward in its two halves, with the model's fp32 weight pages released after each part that
+  // reads its own: those the acoustic model and the decoder read are not needed by the generator, where a
+  // long segment's memory peaks (ModelFile::release_resident_pages). (In slice mode the acoustic worker
+  // releases them after the acoustic model, and the vocoder worker after the decoder half, in the same way.)
+  Tensor x, audio;
+  decoder_.features(feats.asr, feats.f0, feats.n, style, x, trace);
+  model_->release_resident_pages();
+  decoder_.generator().forward(x, feats.f0.data(), style, noise ? *noise : default_noise, audio, trace);
+  x = Tensor();
+  kokoro::trace(trace, "audio", audio);
 
   SynthesisResult r;
   r.audio.assign(audio.data(), audio.data() + audio.numel());

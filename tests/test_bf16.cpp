@@ -415,3 +415,47 @@ TEST(Bf16, PackingFollowsThePanelLayout) {
           ASSERT_EQ(from_w[at], expected) << "pack_bt_bf16 p " << p << " k " << k << " j " << j;
         }
 }
+
+// Memory (issue 12): the kernels below work through long inputs in spans of columns so that their scratch
+// stays small. The spans must not change a single bit: every output column of a long input equals that of
+// a shorter input around it, as far as both see the same samples (the columns away from the short input's
+// zero-padded ends), and in-place Winograd equals the out-of-place one.
+TEST(Bf16, LongInputsGiveTheSameColumnsAsShortOnesAroundThem) {
+  if (!bf16_supported()) GTEST_FAIL() << "this CPU has no AVX512-BF16: the bf16 convolutions cannot be checked here";
+  PrecisionGuard guard;
+  set_precision(Precision::bf16_all);
+  const int64_t T = 5000, a = 1900, b = 4300, margin = 16;  // spans of 1024 (direct) and 2048 (transposed)
+  {  // direct: 48 -> 32 channels, kernel 3 (the path of the decoder and of short generator inputs)
+    const int64_t ci = 48, co = 32, k = 3;
+    const auto xv = randn(ci * T, 41), wv = randn(co * ci * k, 42, 0.1f), bv = randn(co, 43);
+    const Tensor x = Tensor::from(xv.data(), {ci, T});
+    Tensor part({ci, b - a});
+    for (int64_t i = 0; i < ci; ++i) std::copy_n(xv.data() + i * T + a, b - a, part.data() + i * (b - a));
+    const TensorView w{wv.data(), {co, ci, k}}, bias{bv.data(), {co}};
+    Tensor y, yp;
+    conv1d_bf16(x, w, &bias, 1, y);
+    conv1d_bf16(part, w, &bias, 1, yp);
+    int64_t differ = 0;
+    for (int64_t o = 0; o < co; ++o)
+      for (int64_t t = a + margin; t < b - margin; ++t) differ += y[o * T + t] != yp[o * (b - a) + t - a];
+    EXPECT_EQ(differ, 0) << "conv1d_bf16";
+  }
+  {  // transposed: 64 -> 32 channels, stride 6, kernel 12 (the last upsampling layer's shape, narrower)
+    const int64_t ci = 64, co = 32, k = 12, stride = 6, pad = 3;
+    const auto xv = randn(ci * T, 44), wv = randn(ci * co * k, 45, 0.1f), bv = randn(co, 46);
+    const Tensor x = Tensor::from(xv.data(), {ci, T});
+    Tensor part({ci, b - a});
+    for (int64_t i = 0; i < ci; ++i) std::copy_n(xv.data() + i * T + a, b - a, part.data() + i * (b - a));
+    const TensorView w{wv.data(), {ci, co, k}}, bias{bv.data(), {co}};
+    Tensor y, yp;
+    conv_transpose1d(x, w, &bias, stride, pad, 0, y);
+    conv_transpose1d(part, w, &bias, stride, pad, 0, yp);
+    const int64_t n = y.dim(1), np = yp.dim(1), shift = a * stride;
+    int64_t differ = 0;
+    for (int64_t o = 0; o < co; ++o)
+      for (int64_t s = shift + margin * stride; s < shift + np - margin * stride; ++s)
+        differ += y[o * n + s] != yp[o * np + s - shift];
+    EXPECT_EQ(differ, 0) << "conv_transpose1d (bf16)";
+  }
+}
+

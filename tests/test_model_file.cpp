@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <optional>
+#include <string>
 #include <limits>
 
 #include "core/error.h"
@@ -235,6 +237,45 @@ TEST(ModelFile, ReleasedWeightPagesReadBackFromTheFile) {
   ASSERT_TRUE(cached_weights_as<int>(heap.data(), "test copy", [&] { return std::make_shared<const std::vector<int>>(1, 0); }));
   EXPECT_EQ(std::memcmp(heap.data(), values.data(), values.size() * 4), 0);
   unregister_weight_region(heap.data());
+}
+
+namespace {
+// Resident kB of the mapping that contains p (/proc/self/smaps), or -1 when it is not found.
+long resident_kb_of_mapping(const void* p) {
+  std::ifstream f("/proc/self/smaps");
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  bool inside = false;
+  for (std::string line; std::getline(f, line);) {
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find(':') > line.find(' ')) {
+      inside = a >= lo && a < hi;
+      continue;
+    }
+    if (inside && line.rfind("Rss:", 0) == 0) return std::strtol(line.c_str() + 4, nullptr, 10);
+  }
+  return -1;
+}
+}  // namespace
+
+// ModelFile::release_resident_pages (called between the decoder half and the generator): the pages leave
+// the process's resident set and every weight reads back the file's values.
+TEST(ModelFile, ReleasingResidentPagesKeepsEveryValue) {
+  test::TempDir dir;
+  ModelWriter w(tiny_config());
+  std::vector<float> values(1u << 20);  // 4 MB
+  for (size_t i = 0; i < values.size(); ++i) values[i] = 0.25f * static_cast<float>(i) - 3.0f;
+  w.add("w", {static_cast<int64_t>(values.size())}, values.data());
+  w.write(dir.file("w.kokoro"));
+  const auto m = ModelFile::open(dir.file("w.kokoro"));
+  const TensorView v = m->get("w");
+  ASSERT_EQ(std::memcmp(v.data, values.data(), values.size() * 4), 0);  // all of it resident now
+  const long before = resident_kb_of_mapping(v.data);
+  ASSERT_GE(before, 4000) << "the weights were just read: their pages should be resident";
+  m->release_resident_pages();
+  const long after = resident_kb_of_mapping(v.data);
+  if (!std::getenv("KOKORO_KEEP_WEIGHT_PAGES")) EXPECT_LT(after, before / 4) << before << " kB before, " << after << " after";
+  EXPECT_EQ(std::memcmp(v.data, values.data(), values.size() * 4), 0);
+  EXPECT_EQ(m->get("w").data, v.data);
 }
 
 // Prepared weights persist in a store file (core/weight_cache.h): a second registration of the same weights

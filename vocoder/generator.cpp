@@ -110,12 +110,18 @@ void Generator::harmonic_features(const float* f0, int64_t frames, NoiseSource& 
 
 void Generator::stage(size_t i, const Tensor& x_in, const Tensor& har, const float* style, Tensor& out,
                       const Trace* trace) const {
+  Tensor x = x_in;
+  run_stage(i, x, har, style, out, trace);
+}
+
+void Generator::run_stage(size_t i, Tensor& x, const Tensor& har, const float* style, Tensor& out,
+                          const Trace* trace) const {
   const Stage& s = stages_.at(i);
   const std::string n = std::to_string(i);
   // Every intermediate is freed as soon as it is used: at the last stage each one holds 128 channels at
   // 4800 columns per second of audio (61 MB for a 25 s segment), and keeping them all to the end of the
-  // stage tripled the peak memory of long segments.
-  Tensor x = x_in, x_source, x_res, up, part;
+  // stage tripled the peak memory of long segments. The input x is consumed too (freed after the upsampling).
+  Tensor x_source, x_res, up, part;
   leaky_relu(x, 0.1f);
   conv1d(har, s.noise_conv_w, &s.noise_conv_b, s.noise_stride, s.noise_padding, 1, x_source);
   s.noise_res->forward(x_source, style, x_res);
@@ -133,12 +139,19 @@ void Generator::stage(size_t i, const Tensor& x_in, const Tensor& har, const flo
                 shape_to_string(x_res.shape()));
   up.matrix() += x_res.matrix();
   x_res = Tensor();
-  // xs = r0; xs += r1; xs += r2; x = xs / num_kernels (a true division, as in the reference)
-  for (size_t j = 0; j < s.resblocks.size(); ++j) {
-    s.resblocks[j]->forward(up, style, j == 0 ? out : part);
-    if (j) out.matrix() += part.matrix();
+  // xs = r0; xs += r1; xs += r2; x = xs / num_kernels (a true division, as in the reference). Each block runs
+  // in place on its own copy of `up`; the last one on `up` itself, which is not needed afterwards.
+  const size_t blocks = s.resblocks.size();
+  for (size_t j = 0; j < blocks; ++j) {
+    Tensor& r = j == 0 ? out : j + 1 == blocks ? up : part;
+    if (&r != &up) r = up;
+    s.resblocks[j]->forward_in_place(r, style);
+    if (j) {
+      out.matrix() += r.matrix();
+      r = Tensor();
+    }
   }
-  out.matrix().array() /= static_cast<float>(s.resblocks.size());
+  out.matrix().array() /= static_cast<float>(blocks);
 }
 
 void Generator::post(const Tensor& x_in, Tensor& conv_post) const {
@@ -185,9 +198,10 @@ void Generator::forward_from_har(const Tensor& x_in, const Tensor& har, const fl
   if (har.rank() != 2 || har.dim(0) != cfg_.n_fft + 2 || har.dim(1) != x_in.dim(1) * har_columns_per_frame() + 1)
     throw Error("generator: harmonic features " + shape_to_string(har.shape()) + " do not match input " +
                 shape_to_string(x_in.shape()));
+  // Each stage consumes its input (the previous stage's output is freed once upsampled).
   Tensor x = x_in, next, post_out;
   for (size_t i = 0; i < stages_.size(); ++i) {
-    stage(i, x, har, style, next, trace);
+    run_stage(i, x, har, style, next, trace);
     std::swap(x, next);
     kokoro::trace(trace, "gen_stage_" + std::to_string(i), x);
   }

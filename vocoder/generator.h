@@ -56,6 +56,9 @@ class Generator {
   void spectrum_to_audio(const Tensor& conv_post, Tensor& audio) const;
 
  private:
+  // stage() on x itself, which it consumes (leaves empty).
+  void run_stage(size_t i, Tensor& x, const Tensor& har, const float* style, Tensor& out,
+                 const Trace* trace) const;
   friend class StreamGenerator;  // runs the same weights chunk by chunk (vocoder/stream_generator.h)
   friend class SliceVocoder;     // computes the harmonic features slice by slice (vocoder/slice_vocoder.h)
   struct Stage {

@@ -19,6 +19,8 @@ class SnakeResBlock {
                 const std::vector<int>& dilations, int64_t style_dim);
   // x [channels, T] -> out [channels, T]; out may not alias x.
   void forward(const Tensor& x, const float* style, Tensor& out) const;
+  // The same on x itself (x becomes out): no copy of the input when the caller does not need it again.
+  void forward_in_place(Tensor& x, const float* style) const;
 
   int64_t channels() const { return channels_; }
 
