@@ -222,7 +222,7 @@ int main(int argc, char** argv) {
   CLI::App app{"kokoro-stats-fit: training data, fit and held-out error of the learned statistics predictor"};
   std::string model, assets, data_path = std::string(KOKORO_SOURCE_DIR) + "/build/stats-data.kokoro", out_path;
   std::string voices = "af_heart,am_michael,bf_emma,af_bella,am_adam,bm_george,af_nicole,bf_isabella,am_puck,af_sky";
-  std::string ridges = "0.03,0.1,0.3,1", ranks = "32,64", precision = "fp32";
+  std::string ridges = "0.03,0.1,0.3,1", ranks = "32,64", precision = "fp32", priors_path;
   int collect = 0, threads = 2;
   unsigned seed = 1;
   double minutes = 0, speed_lo = 0.8, speed_hi = 1.2;
@@ -231,7 +231,7 @@ int main(int argc, char** argv) {
   app.add_option("--assets", assets, "Assets directory");
   app.add_option("--collect", collect, "Synthesize this many segments and save their features and statistics");
   app.add_option("--minutes", minutes, "--collect: stop after this many minutes (0: no limit)");
-  app.add_option("--data", data_path, "Training data file")->capture_default_str();
+  app.add_option("--data", data_path, "Training data file (--fit: several, comma-separated)")->capture_default_str();
   app.add_option("--voices", voices, "Voices to draw from")->capture_default_str();
   app.add_option("--speed-min", speed_lo, "Slowest speed")->capture_default_str();
   app.add_option("--speed-max", speed_hi, "Fastest speed")->capture_default_str();
@@ -241,6 +241,7 @@ int main(int argc, char** argv) {
   app.add_option("--ridge", ridges, "Ridge penalties to try (relative), comma-separated")->capture_default_str();
   app.add_option("--rank", ranks, "Ranks to try, comma-separated")->capture_default_str();
   app.add_option("--out", out_path, "Predictor file (default: <model dir>/<model name>.stats-predictor.kokoro)");
+  app.add_option("--priors", priors_path, "af_heart's calibrated priors to compare with (default: models/norm-priors-af_heart.kokoro)");
   app.add_option("--threads", threads, "Eigen threads")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
@@ -308,7 +309,22 @@ int main(int argc, char** argv) {
     }
     if (!fit) return 0;
 
-    const Data d = Data::load(data_path);
+    // Several data files (comma-separated, e.g. collections with other seeds) are joined.
+    Data d;
+    for (const std::string& part : split(data_path, ',')) {
+      Data more = Data::load(part);
+      if (d.layers.empty()) {
+        d = std::move(more);
+        continue;
+      }
+      if (more.voices != d.voices || more.layers.size() != d.layers.size()) throw Error(part + ": other voices or layers");
+      for (size_t i = 0; i < more.features.size(); ++i) {
+        d.features.push_back(std::move(more.features[i]));
+        d.targets.push_back(std::move(more.targets[i]));
+        d.voice.push_back(more.voice[i]);
+        d.frames.push_back(more.frames[i]);
+      }
+    }
     const size_t N = d.features.size();
     std::vector<size_t> train, val, test;
     for (size_t i = 0; i < N; ++i) (i % 8 == 0 ? test : i % 8 == 4 ? val : train).push_back(i);
@@ -362,7 +378,7 @@ int main(int argc, char** argv) {
     std::vector<size_t> heart;
     for (size_t i : test) add_errors(d.layers, priors.at(d.voice[i]).data(), d.targets[i].data(), ve);
     const auto heart_it = std::find(d.voices.begin(), d.voices.end(), "af_heart");
-    const std::string heart_priors = norm_priors_path("af_heart");
+    const std::string heart_priors = priors_path.empty() ? norm_priors_path("af_heart") : priors_path;
     std::shared_ptr<NormPriors> file_priors;
     if (heart_it != d.voices.end() && std::filesystem::exists(heart_priors)) {
       file_priors = std::make_shared<NormPriors>(NormPriors::load(heart_priors));
