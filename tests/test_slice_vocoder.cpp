@@ -152,7 +152,9 @@ TEST(SliceVocoder, OneSliceWithAStatisticsPredictorIsStillTheWholeSegmentGenerat
   const Fixture& f = fixture();
   ASSERT_TRUE(f.decoder) << f.error;
   SliceOptions o;
-  o.predictor = constant_predictor(f, Eigen::VectorXf::Zero(exact_targets(f).size()));  // a poor one
+  int64_t targets = 0;
+  for (const StatsLayerShape& l : StatsPredictor::generator_layers(*f.model)) targets += 2 * l.channels;
+  o.predictor = constant_predictor(f, Eigen::VectorXf::Zero(targets));  // a poor one
   o.predictor_subtract = 0.5;
   const std::vector<float> got = render(f, {f.c.x.dim(1)}, o);
   ASSERT_EQ(static_cast<int64_t>(got.size()), f.c.audio.numel());
