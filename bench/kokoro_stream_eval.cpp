@@ -372,6 +372,7 @@ int main(int argc, char** argv) {
   std::string calibration = std::string(KOKORO_SOURCE_DIR) + "/bench/corpus/stream_calibration.txt";
   std::string priors_path, chunks = "1,2,5,10,20,40", policies = "chunk,cumulative,prior,blend:20,hybrid:20";
   std::string wav_dir, predictor_path, slices;
+  double first_slice = SliceSchedule{}.first_slice_seconds;
   int limit = 0, threads = 1;
   bool recalibrate = false, diagnose = false;
   std::string pipeline;
@@ -406,6 +407,7 @@ int main(int argc, char** argv) {
                  "Instead of the table: slice mode through the engine per variant (pooled: today's pooled statistics; "
                  "own; predict:W: pooled plus the predictor for the rest, SliceOptions::predictor_subtract W), "
                  "against whole-segment exact: LSD, MCD, first 1 s and rest, level");
+  app.add_option("--first-slice", first_slice, "--slices: the first slice's minimum length in seconds")->capture_default_str();
   app.add_option("--wav-dir", wav_dir, "Also write the exact and streamed audio here (raw float32, 24 kHz)");
   CLI11_PARSE(app, argc, argv);
 
@@ -591,6 +593,7 @@ int main(int argc, char** argv) {
       auto sfe = std::make_shared<const Frontend>(fo);
       for (const std::string& spec : parse_strings(slices)) {
         StreamOptions so;
+        so.slice_schedule.first_slice_seconds = first_slice;
         const auto colon = spec.find(':');
         const std::string kind = spec.substr(0, colon);
         if (kind == "own") {
