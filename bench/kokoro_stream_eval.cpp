@@ -13,7 +13,12 @@
 // cumulative, prior (per-voice calibrated priors, fixed), blend:W (priors worth W frames blended with the
 // cumulative statistics), hybrid:W (decoder over the whole segment first, exact; generator streamed with
 // blend:W), hybridprior (same with fixed priors in the generator).
+// predict (hybrid: the generator's statistics from the learned statistics predictor, vocoder/stats_predictor.h,
+// fixed per segment; --predictor).
 // Priors are calibrated on --calibration (other sentences) and cached in --priors.
+//
+//   kokoro-stream-eval --slices pooled,predict:0,predict:1    slice mode (the engine, WAV-like nominal plan)
+//                                                           per variant: LSD/MCD, first second and rest, level
 #include <CLI/CLI.hpp>
 #include <Eigen/Core>
 
@@ -34,6 +39,7 @@
 #include "frontend/frontend.h"
 #include "frontend/utf8.h"
 #include "frontend/vocab.h"
+#include "vocoder/stats_predictor.h"
 #include "vocoder/stream_decoder.h"
 
 using namespace kokoro;
@@ -116,7 +122,18 @@ struct Policy {
   std::function<std::unique_ptr<NormPolicy>(const Case&)> make;
 };
 
-Policy make_policy(const std::string& spec, std::shared_ptr<const NormPriors> priors, const Decoder& dec) {
+// The predictor's statistics for a case's generator layers (from the exact decoder features).
+std::map<std::string, InstanceStats> predicted_stats(const StatsPredictor& predictor, const Decoder& dec, const Case& c) {
+  Tensor x;
+  dec.features(c.feats.asr, c.feats.f0, c.feats.n, c.style.data(), x);
+  std::map<std::string, InstanceStats> s;
+  for (const auto& [name, m] : predictor.predict(stats_predictor_features(x, c.feats.f0.data(), c.style.data(), dec.style_dim())))
+    s[name] = to_instance_stats(m);
+  return s;
+}
+
+Policy make_policy(const std::string& spec, std::shared_ptr<const NormPriors> priors,
+                   const std::function<std::shared_ptr<const StatsPredictor>()>& predictor, const Decoder& dec) {
   Policy p;
   p.name = spec;
   const auto colon = spec.find(':');
@@ -162,6 +179,12 @@ Policy make_policy(const std::string& spec, std::shared_ptr<const NormPriors> pr
           }
       return std::make_unique<SuppliedStats>(std::move(s));
     };
+  } else if (kind == "predict") {
+    p.hybrid = true;
+    std::shared_ptr<const StatsPredictor> pr = predictor();
+    p.make = [&dec, pr](const Case& c) -> std::unique_ptr<NormPolicy> {
+      return std::make_unique<SuppliedStats>(predicted_stats(*pr, dec, c));
+    };
   } else if (kind == "chunk") {
     p.make = [](const Case&) { return std::make_unique<ChunkStats>(); };
   } else if (kind == "cumulative") {
@@ -174,7 +197,7 @@ Policy make_policy(const std::string& spec, std::shared_ptr<const NormPriors> pr
     p.hybrid = kind == "hybrid";
     p.make = [priors, w](const Case&) { return std::make_unique<RunningStats>(priors, w); };
   } else {
-    throw Error("unknown policy " + spec + " (oracle, chunk, cumulative, prior, blend:W, hybrid:W, hybridprior)");
+    throw Error("unknown policy " + spec + " (oracle, chunk, cumulative, prior, blend:W, hybrid:W, hybridprior, predict)");
   }
   return p;
 }
@@ -295,6 +318,44 @@ class TimingSink final : public AudioSink {
   std::vector<double> lateness_;
 };
 
+// A sink that keeps each utterance's samples (not real time: the slice engine uses its nominal plan, as for WAV).
+class CaptureSink final : public AudioSink {
+ public:
+  using AudioSink::write;
+  std::size_t write(const float* p, std::size_t n) override {
+    std::lock_guard<std::mutex> lock(m_);
+    current_.insert(current_.end(), p, p + n);
+    return n;
+  }
+  void end_utterance() override {
+    std::lock_guard<std::mutex> lock(m_);
+    done_.push_back(std::move(current_));
+    current_.clear();
+  }
+  void flush() override {}
+  void drain(double) override {}
+  void interrupt() override {}
+  SinkStats stats() const override { return {}; }
+  std::string describe() const override { return "capture sink"; }
+  int input_rate() const override { return kSampleRate; }
+  std::vector<std::vector<float>> take() {
+    std::lock_guard<std::mutex> lock(m_);
+    return std::move(done_);
+  }
+
+ private:
+  std::mutex m_;
+  std::vector<float> current_;
+  std::vector<std::vector<float>> done_;
+};
+
+double level_db(const std::vector<float>& a, const std::vector<float>& ref) {
+  double ea = 0, er = 0;
+  for (float v : a) ea += double(v) * v;
+  for (float v : ref) er += double(v) * v;
+  return 10 * std::log10((ea + 1e-20) / (er + 1e-20));
+}
+
 std::vector<std::string> parse_strings(const std::string& s) {
   std::vector<std::string> v;
   std::stringstream ss(s);
@@ -310,7 +371,8 @@ int main(int argc, char** argv) {
   std::string corpus = std::string(KOKORO_SOURCE_DIR) + "/bench/corpus/stream_eval.txt";
   std::string calibration = std::string(KOKORO_SOURCE_DIR) + "/bench/corpus/stream_calibration.txt";
   std::string priors_path, chunks = "1,2,5,10,20,40", policies = "chunk,cumulative,prior,blend:20,hybrid:20";
-  std::string wav_dir;
+  std::string wav_dir, predictor_path, slices;
+  double first_slice = SliceSchedule{}.first_slice_seconds;
   int limit = 0, threads = 1;
   bool recalibrate = false, diagnose = false;
   std::string pipeline;
@@ -338,6 +400,14 @@ int main(int argc, char** argv) {
   app.add_option("--policies", policies, "Statistics policies, comma-separated")->capture_default_str();
   app.add_option("--limit", limit, "Use only the first N sentences (0: all)");
   app.add_option("--threads", threads, "Eigen threads")->capture_default_str();
+  app.add_option("--predictor", predictor_path,
+                 "Statistics predictor for policy predict and --slices predict:W (default: <model dir>/<model "
+                 "name>.stats-predictor.kokoro, made by kokoro-stats-fit)");
+  app.add_option("--slices", slices,
+                 "Instead of the table: slice mode through the engine per variant (pooled: today's pooled statistics; "
+                 "own; predict:W: pooled plus the predictor for the rest, SliceOptions::predictor_subtract W), "
+                 "against whole-segment exact: LSD, MCD, first 1 s and rest, level");
+  app.add_option("--first-slice", first_slice, "--slices: the first slice's minimum length in seconds")->capture_default_str();
   app.add_option("--wav-dir", wav_dir, "Also write the exact and streamed audio here (raw float32, 24 kHz)");
   CLI11_PARSE(app, argc, argv);
 
@@ -352,6 +422,19 @@ int main(int argc, char** argv) {
     const Vocab vocab = Vocab::from_config(synth->model().config(), synth->model().path());
     const VoicePack voice = VoicePack::resolve(voice_name, assets_dir);
 
+    std::shared_ptr<const StatsPredictor> predictor;
+    auto get_predictor = [&]() {
+      if (!predictor) {
+        std::string path = predictor_path;
+        if (path.empty()) {
+          const std::filesystem::path mp(synth->model().path());
+          path = (mp.parent_path() / (mp.stem().string() + ".stats-predictor.kokoro")).string();
+        }
+        predictor = std::make_shared<const StatsPredictor>(StatsPredictor::load(path, &synth->model()));
+        std::fprintf(stderr, "statistics predictor: %s\n", path.c_str());
+      }
+      return predictor;
+    };
     std::shared_ptr<NormPriors> priors;
     if (!recalibrate && std::filesystem::exists(priors_path)) {
       priors = std::make_shared<NormPriors>(NormPriors::load(priors_path));
@@ -503,6 +586,61 @@ int main(int argc, char** argv) {
                 cases.size(), audio_s, shortest, longest, exact_ms / 1e3 / audio_s,
                 percentile(acoustic, 50), percentile(acoustic, 95));
 
+    if (!slices.empty()) {
+      if (cases.size() != lines.size()) throw Error("--slices needs one segment per corpus line");
+      std::printf("| slice variant | LSD dB | first 1 s | rest | MCD dB | level dB | same length |\n"
+                  "| --- | --- | --- | --- | --- | --- | --- |\n");
+      auto sfe = std::make_shared<const Frontend>(fo);
+      for (const std::string& spec : parse_strings(slices)) {
+        StreamOptions so;
+        so.slice_schedule.first_slice_seconds = first_slice;
+        const auto colon = spec.find(':');
+        const std::string kind = spec.substr(0, colon);
+        if (kind == "own") {
+          so.slice.pooled_statistics = false;
+        } else if (kind == "predict") {
+          so.slice.predictor = get_predictor();
+          so.slice.predictor_subtract = colon == std::string::npos ? 0.0 : std::stod(spec.substr(colon + 1));
+        } else if (kind != "pooled") {
+          throw Error("unknown slice variant " + spec + " (pooled, own, predict:W)");
+        }
+        CaptureSink sink;
+        StreamEngine eng(synth, sfe, voice, sink, EngineVoice{}, SynthesisMode::slice, so);
+        for (const std::string& line : lines) {
+          eng.say(line);
+          if (!eng.wait_idle(600)) throw Error("slice run timed out");
+        }
+        const std::vector<std::vector<float>> out = sink.take();
+        if (out.size() != cases.size()) throw Error("slice run: " + std::to_string(out.size()) + " utterances");
+        std::vector<double> lsd, first, rest, mcd, level;
+        int same = 0;
+        for (size_t i = 0; i < cases.size(); ++i) {
+          const std::vector<float>& ref = cases[i].exact;
+          std::vector<float> a = out[i];
+          same += a.size() == ref.size();
+          a.resize(ref.size(), 0.0f);
+          lsd.push_back(log_spectral_distance_db(a, ref));
+          mcd.push_back(mel_cepstral_distortion_db(a, ref));
+          level.push_back(level_db(a, ref));
+          const size_t s1 = std::min<size_t>(kSampleRate, ref.size());
+          first.push_back(log_spectral_distance_db(std::vector<float>(a.begin(), a.begin() + s1),
+                                                   std::vector<float>(ref.begin(), ref.begin() + s1)));
+          if (ref.size() > s1 + 2048)
+            rest.push_back(log_spectral_distance_db(std::vector<float>(a.begin() + s1, a.end()),
+                                                    std::vector<float>(ref.begin() + s1, ref.end())));
+          if (!wav_dir.empty()) {
+            std::string tag = spec;
+            for (char& ch : tag)
+              if (ch == ':') ch = '-';
+            write_raw(wav_dir + "/" + std::to_string(i) + "_slice_" + tag + ".f32", a);
+          }
+        }
+        std::printf("| %s | %.2f | %.2f | %.2f | %.2f | %+.2f | %d of %zu |\n", spec.c_str(), mean(lsd), mean(first),
+                    mean(rest), mean(mcd), mean(level), same, cases.size());
+        std::fflush(stdout);
+      }
+      return 0;
+    }
     if (diagnose && !cases.empty()) {
       // Look-ahead of the live graph: push one frame at a time; after k frames, 600 k - emitted samples.
       const Case& c = *std::max_element(cases.begin(), cases.end(), [](const Case& a, const Case& b) { return a.frames() < b.frames(); });
@@ -584,7 +722,7 @@ int main(int argc, char** argv) {
     std::printf("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
     StreamDecoder sd(synth->decoder());
     for (const std::string& spec : parse_strings(policies)) {
-      const Policy policy = make_policy(spec, priors, synth->decoder());
+      const Policy policy = make_policy(spec, priors, get_predictor, synth->decoder());
       for (const std::string& chunk_spec : parse_strings(chunks)) {
         const Schedule chunk = parse_schedule(chunk_spec);
         std::vector<double> lsd, mcd, steps, exact_steps, first_ms;

@@ -10,6 +10,7 @@
 #include "tests/golden_support.h"
 #include "vocoder/decoder.h"
 #include "vocoder/slice_vocoder.h"
+#include "vocoder/stats_predictor.h"
 
 using namespace kokoro;
 using namespace kokoro::test;
@@ -114,6 +115,65 @@ TEST(SliceVocoder, SlicesCoverEverySampleKeepTheLevelAndJoinSmoothly) {
         EXPECT_LE(std::fabs(got[i] - got[i - 1]), max_step) << "border " << e << " pooled " << pooled;
     }
   }
+}
+
+namespace {
+// A predictor that predicts the same targets for every segment: `targets` (StatsPredictor layout).
+std::shared_ptr<const StatsPredictor> constant_predictor(const Fixture& f, const Eigen::VectorXf& targets) {
+  auto p = std::make_shared<StatsPredictor>();
+  p->layers = StatsPredictor::generator_layers(*f.model);
+  const int64_t D = stats_predictor_feature_dim(f.c.x.dim(0), f.decoder->style_dim());
+  p->feature_mean = Eigen::VectorXf::Zero(D);
+  p->feature_scale = Eigen::VectorXf::Ones(D);
+  p->latent = RowMatrixXf::Zero(D, 1);
+  p->weight = RowMatrixXf::Zero(targets.size(), 1);
+  p->offset = targets;
+  return p;
+}
+
+// The whole segment's exact generator statistics as predictor targets.
+Eigen::VectorXf exact_targets(const Fixture& f) {
+  TestNoise noise;
+  Tensor audio;
+  InstanceStatsCapture capture;
+  f.decoder->generator().forward(f.c.x, f.c.feats.f0.data(), f.c.style.data(), noise, audio);
+  return stats_targets(capture.stats(), StatsPredictor::generator_layers(*f.model));
+}
+
+double max_abs_diff(const std::vector<float>& a, const Tensor& b) {
+  double m = 0;
+  for (size_t i = 0; i < a.size(); ++i) m = std::max(m, double(std::fabs(a[i] - b.data()[i])));
+  return m;
+}
+}  // namespace
+
+// The predictor only speaks for columns not computed: one slice computes them all and stays exact.
+TEST(SliceVocoder, OneSliceWithAStatisticsPredictorIsStillTheWholeSegmentGenerator) {
+  const Fixture& f = fixture();
+  ASSERT_TRUE(f.decoder) << f.error;
+  SliceOptions o;
+  int64_t targets = 0;
+  for (const StatsLayerShape& l : StatsPredictor::generator_layers(*f.model)) targets += 2 * l.channels;
+  o.predictor = constant_predictor(f, Eigen::VectorXf::Zero(targets));  // a poor one
+  o.predictor_subtract = 0.5;
+  const std::vector<float> got = render(f, {f.c.x.dim(1)}, o);
+  ASSERT_EQ(static_cast<int64_t>(got.size()), f.c.audio.numel());
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], f.c.audio.data()[i]) << "sample " << i;
+}
+
+// A predictor that knows the exact whole-segment statistics (subtract 1: the slices normalise with them)
+// brings slices closer to the whole-segment audio than pooling alone; a bad one moves them away.
+TEST(SliceVocoder, PredictedStatisticsStandInForTheRestOfTheSegment) {
+  const Fixture& f = fixture();
+  ASSERT_TRUE(f.decoder) << f.error;
+  const int64_t T = f.c.x.dim(1);
+  const std::vector<int64_t> ends = {80, 160, T};
+  const double pooled = max_abs_diff(render(f, ends), f.c.audio);
+  SliceOptions o;
+  o.predictor = constant_predictor(f, exact_targets(f));
+  o.predictor_subtract = 1.0;
+  const double oracle = max_abs_diff(render(f, ends, o), f.c.audio);
+  EXPECT_LT(oracle, 0.5 * pooled) << "pooled " << pooled << ", with the exact statistics predicted " << oracle;
 }
 
 TEST(SliceVocoder, BadSlicesAreErrors) {

@@ -39,14 +39,35 @@ void apply_pooled(Tensor& x, const AdaINAffine& a, PooledSliceStats& pool, const
         ss += v * v;
       }
   };
+  // The predicted rest of the segment (PooledSliceStats::Prediction), if any.
+  const PooledSliceStats::Prediction* pred = pool.prediction();
+  const MomentStats* moments = nullptr;
+  double total = 0;
+  if (pred) {
+    auto it = pred->layers.find(name);
+    if (it == pred->layers.end() || static_cast<int64_t>(it->second.mean.size()) != C)
+      throw Error("pooled slice statistics: no prediction for layer " + name + " with " + std::to_string(C) + " channels");
+    moments = &it->second;
+    total = static_cast<double>(pred->segment_columns * pool.columns_per_generator_column(T));
+  }
   for (int64_t c = 0; c < C; ++c) {
     float* r = x.data() + c * T;
     double s, ss, os, oss;
     sums(r, counted, s, ss);
     sums(r, owned, os, oss);
-    const double n = acc.n + n_counted;
-    const double mean = (acc.s[c] + s) / n;
-    const double var = std::max(0.0, (acc.ss[c] + ss) / n - mean * mean);
+    double n = acc.n + n_counted, S = acc.s[c] + s, SS = acc.ss[c] + ss;
+    if (moments && total > n) {
+      const double rest = total - n, w = pred->subtract;
+      const double mu = moments->mean[c], m2 = moments->var[c] + mu * mu;
+      double rs = (1 - w) * rest * mu + w * (total * mu - S);
+      double rss = (1 - w) * rest * m2 + w * (total * m2 - SS);
+      rss = std::max(rss, rs * rs / rest);  // the rest's own variance cannot be negative
+      S += rs;
+      SS += rss;
+      n = total;
+    }
+    const double mean = S / n;
+    const double var = std::max(0.0, SS / n - mean * mean);
     adain_normalize_row(r, T, static_cast<float>(mean), static_cast<float>(1.0 / std::sqrt(var + kInstanceNormEps)),
                         a.gamma[c], a.beta[c]);
     acc.s[c] += os;
@@ -56,8 +77,12 @@ void apply_pooled(Tensor& x, const AdaINAffine& a, PooledSliceStats& pool, const
 }
 }  // namespace
 
+int64_t PooledSliceStats::columns_per_generator_column(int64_t T) const {
+  return std::max<int64_t>(1, T / std::max<int64_t>(1, slice_columns_));
+}
+
 PooledSliceStats::Range PooledSliceStats::to_layer(const Range& g, int64_t T) const {
-  const int64_t r = std::max<int64_t>(1, T / std::max<int64_t>(1, slice_columns_));  // layer columns per generator column
+  const int64_t r = columns_per_generator_column(T);
   // The last stage's input has one extra (reflection pad) column: a range reaching the end keeps it.
   return {std::min(T, g.begin * r), g.end >= slice_columns_ ? T : std::min(T, g.end * r)};
 }

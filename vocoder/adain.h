@@ -23,6 +23,11 @@ struct InstanceStats {
   std::vector<float> mean, inv_std;
 };
 
+// Mean and variance per channel of one layer (what priors, calibration and the statistics predictor store).
+struct MomentStats {
+  std::vector<float> mean, var;
+};
+
 // The style half of an AdaIN layer for one style vector: y = (x - mean) * ((1 + gamma) * inv_std) + beta.
 struct AdaINAffine {
   std::vector<float> gamma, beta;
@@ -98,6 +103,22 @@ class PooledSliceStats {
     double n = 0;
   };
   Sums& layer(const std::string& name) { return sums_[name]; }
+  // Optional: predicted whole-segment moments per layer (vocoder/stats_predictor.h) standing in for the
+  // columns of the segment that neither earlier slices nor this one have computed. With n known columns (the
+  // pooled ones) of the segment's N, the rest's N - n columns enter the statistics with sums
+  //   (1 - subtract) * (N - n) * predicted moment  +  subtract * (N * predicted moment - known sums)
+  // i.e. subtract 0: the rest has the predicted moments; subtract 1: the statistics are the prediction
+  // itself (the known columns only say which part of it is theirs). The last slice knows (nearly) all.
+  struct Prediction {
+    std::map<std::string, MomentStats> layers;
+    int64_t segment_columns = 0;  // generator columns of the whole segment
+    double subtract = 0;
+  };
+  void set_prediction(Prediction p) { prediction_ = std::move(p); has_prediction_ = true; }
+  void clear_prediction() { has_prediction_ = false; }
+  const Prediction* prediction() const { return has_prediction_ ? &prediction_ : nullptr; }
+  // Layer columns per generator column for a layer whose input (this slice) has T columns.
+  int64_t columns_per_generator_column(int64_t T) const;
   // A range of generator columns as columns of a layer whose input has T columns.
   Range to_layer(const Range& r, int64_t T) const;
   const std::vector<Range>& counted() const { return counted_; }
@@ -115,6 +136,8 @@ class PooledSliceStats {
 
  private:
   std::map<std::string, Sums> sums_;
+  Prediction prediction_;
+  bool has_prediction_ = false;
   int64_t slice_columns_ = 1;
   std::vector<Range> counted_, owned_;
 };

@@ -44,6 +44,14 @@ void SliceVocoder::begin(const Tensor& x, const float* f0, const float* style, N
   end_ = 0;
   tail_.clear();
   pool_.reset();
+  pool_.clear_prediction();
+  if (opt_.predictor && opt_.pooled_statistics) {
+    PooledSliceStats::Prediction p;
+    p.layers = opt_.predictor->predict(stats_predictor_features(x, f0, style, gen_.config().style_dim));
+    p.segment_columns = T_;
+    p.subtract = opt_.predictor_subtract;
+    pool_.set_prediction(std::move(p));
+  }
   f0_ = f0;
   f0_pushed_ = 0;
   sine_->begin(noise);

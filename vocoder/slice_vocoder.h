@@ -19,12 +19,14 @@
 // over the whole segment is Generator::forward exactly (tested).
 #pragma once
 #include <cstdint>
+#include <memory>
 
 #include "core/tensor.h"
 #include "vocoder/adain.h"
 #include "vocoder/generator.h"
 #include "vocoder/noise.h"
 #include "vocoder/source.h"
+#include "vocoder/stats_predictor.h"
 #include "vocoder/stft.h"
 
 namespace kokoro {
@@ -41,6 +43,11 @@ struct SliceOptions {
   // sample of what the slice's own columns cannot tell about the rest of the segment.
   int excerpts = 0;
   int64_t excerpt_columns = 12, excerpt_margin = 4;
+  // Pooled statistics only: a learned statistics predictor (vocoder/stats_predictor.h) whose whole-segment
+  // moments stand in for the columns not computed yet (PooledSliceStats::Prediction; `predictor_subtract`
+  // is its `subtract`). Null: today's pooled statistics. Measured in docs/streaming.md, not a default.
+  std::shared_ptr<const StatsPredictor> predictor;
+  double predictor_subtract = 0;
 };
 
 class SliceVocoder {

@@ -46,11 +46,6 @@ class NormPolicy {
   std::vector<NormLayer> layers_;
 };
 
-// Mean and variance per channel of one layer (what priors and calibration store).
-struct MomentStats {
-  std::vector<float> mean, var;
-};
-
 // Per-voice priors: the expected statistics of every AdaIN layer, calibrated offline on sentences other
 // than those measured. Stored as a model-format file (core/model_file.h): tensors "<layer>.mean" and
 // "<layer>.var", config {"kind": "kokoro-norm-priors", "voice", "segments", "frames"}.

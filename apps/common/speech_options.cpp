@@ -109,6 +109,11 @@ SpeakerOptions speaker_options(const SpeechOptions& o) {
   if (const char* s = std::getenv("KOKORO_SLICE_EXCERPTS")) so.stream.slice.excerpts = std::atoi(s);
   if (const char* s = std::getenv("KOKORO_SLICE_EXCERPT_COLS")) so.stream.slice.excerpt_columns = std::atoi(s);
   if (const char* s = std::getenv("KOKORO_SLICE_EXCERPT_MARGIN")) so.stream.slice.excerpt_margin = std::atoi(s);
+  // The learned statistics predictor for the rest of the segment (vocoder/stats_predictor.h; measured, not a
+  // default): KOKORO_SLICE_PREDICTOR=<file made by kokoro-stats-fit>, KOKORO_SLICE_PREDICT_SUBTRACT=w (0..1).
+  if (const char* s = std::getenv("KOKORO_SLICE_PREDICTOR"); s && *s)
+    so.stream.slice.predictor = std::make_shared<const StatsPredictor>(StatsPredictor::load(s));
+  if (const char* s = std::getenv("KOKORO_SLICE_PREDICT_SUBTRACT")) so.stream.slice.predictor_subtract = std::atof(s);
   if (so.mode == SynthesisMode::stream) {
     // Chunk schedule and statistics as docs/streaming.md recommends (the voice's priors when calibrated).
     std::string note;

@@ -1,0 +1,271 @@
+#include "vocoder/stats_predictor.h"
+
+#include <Eigen/Eigenvalues>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+
+namespace kokoro {
+
+namespace {
+
+constexpr float kLeakySlope = 0.1f;  // the generator's leaky_relu before each upsampling
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+int64_t stats_predictor_feature_dim(int64_t channels, int64_t style_dim) { return 3 * channels + 5 + style_dim + 2; }
+
+std::vector<float> stats_predictor_features(const Tensor& x, const float* f0, const float* style, int64_t style_dim) {
+  if (x.rank() != 2 || x.dim(1) < 1) throw Error("statistics predictor: expected features [C, T], got " + shape_to_string(x.shape()));
+  if (!f0 || !style) throw Error("statistics predictor: no F0 curve or style vector");
+  const int64_t C = x.dim(0), T = x.dim(1);
+  std::vector<float> f(stats_predictor_feature_dim(C, style_dim));
+  for (int64_t c = 0; c < C; ++c) {
+    const float* r = x.data() + c * T;
+    double s = 0, ss = 0, sl = 0;
+    for (int64_t t = 0; t < T; ++t) {
+      const double v = r[t];
+      s += v;
+      ss += v * v;
+      sl += v > 0 ? v : kLeakySlope * v;
+    }
+    const double mean = s / T;
+    f[c] = static_cast<float>(mean);
+    f[C + c] = static_cast<float>(std::sqrt(std::max(0.0, ss / T - mean * mean)));
+    f[2 * C + c] = static_cast<float>(sl / T);
+  }
+  double voiced = 0, slog = 0, sslog = 0, sf = 0, ssf = 0;
+  for (int64_t t = 0; t < T; ++t) {
+    const double v = f0[t];
+    sf += v;
+    ssf += v * v;
+    if (v > 10.0) {
+      voiced += 1;
+      slog += std::log(v);
+      sslog += std::log(v) * std::log(v);
+    }
+  }
+  float* g = f.data() + 3 * C;
+  const double lmean = voiced > 0 ? slog / voiced : 0.0;
+  g[0] = static_cast<float>(voiced / T);
+  g[1] = static_cast<float>(lmean);
+  g[2] = static_cast<float>(voiced > 0 ? std::sqrt(std::max(0.0, sslog / voiced - lmean * lmean)) : 0.0);
+  g[3] = static_cast<float>(sf / T / 100.0);
+  g[4] = static_cast<float>(std::sqrt(ssf / T) / 100.0);
+  std::copy(style, style + style_dim, g + 5);
+  g[5 + style_dim] = static_cast<float>(std::log(static_cast<double>(T)));
+  g[6 + style_dim] = static_cast<float>(10.0 / std::sqrt(static_cast<double>(T)));
+  return f;
+}
+
+Eigen::VectorXf StatsPredictor::predict_targets(const std::vector<float>& features) const {
+  if (static_cast<int64_t>(features.size()) != feature_dim())
+    throw Error("statistics predictor " + path + ": " + std::to_string(features.size()) + " features given, it takes " +
+                std::to_string(feature_dim()));
+  const Eigen::VectorXf z =
+      (Eigen::Map<const Eigen::VectorXf>(features.data(), feature_dim()) - feature_mean).cwiseQuotient(feature_scale);
+  const Eigen::VectorXf h = latent.transpose() * z;
+  return offset + weight * h;
+}
+
+std::map<std::string, MomentStats> StatsPredictor::predict(const std::vector<float>& features) const {
+  const Eigen::VectorXf y = predict_targets(features);
+  std::map<std::string, MomentStats> out;
+  int64_t at = 0;
+  for (const StatsLayerShape& l : layers) {
+    MomentStats& m = out[l.name];
+    m.mean.assign(y.data() + at, y.data() + at + l.channels);
+    m.var.resize(l.channels);
+    for (int64_t c = 0; c < l.channels; ++c)
+      m.var[c] = std::max(0.0f, std::exp(y[at + l.channels + c]) - kInstanceNormEps);
+    at += 2 * l.channels;
+  }
+  return out;
+}
+
+Eigen::VectorXf stats_targets(const std::map<std::string, InstanceStats>& stats, const std::vector<StatsLayerShape>& layers) {
+  int64_t M = 0;
+  for (const StatsLayerShape& l : layers) M += 2 * l.channels;
+  Eigen::VectorXf y(M);
+  int64_t at = 0;
+  for (const StatsLayerShape& l : layers) {
+    auto it = stats.find(l.name);
+    if (it == stats.end()) throw Error("statistics predictor: no statistics captured for layer " + l.name);
+    if (static_cast<int64_t>(it->second.mean.size()) != l.channels)
+      throw Error("statistics predictor: layer " + l.name + " has " + std::to_string(it->second.mean.size()) +
+                  " channels, expected " + std::to_string(l.channels));
+    for (int64_t c = 0; c < l.channels; ++c) {
+      y[at + c] = it->second.mean[c];
+      y[at + l.channels + c] = -2.0f * std::log(it->second.inv_std[c]);  // log(var + eps)
+    }
+    at += 2 * l.channels;
+  }
+  return y;
+}
+
+StatsPredictor fit_stats_predictor(const Eigen::MatrixXf& features, const Eigen::MatrixXf& targets,
+                                   std::vector<StatsLayerShape> layers, const StatsFitOptions& o) {
+  const int64_t N = features.rows(), D = features.cols(), M = targets.cols();
+  int64_t layer_targets = 0;
+  for (const StatsLayerShape& l : layers) layer_targets += 2 * l.channels;
+  if (N < 2 || targets.rows() != N || layer_targets != M)
+    throw Error("statistics predictor fit: " + std::to_string(N) + " feature rows, " + std::to_string(targets.rows()) +
+                " target rows, " + std::to_string(M) + " targets for layers with " + std::to_string(layer_targets));
+  if (o.rank < 1 || o.ridge < 0) throw Error("statistics predictor fit: need rank >= 1 and ridge >= 0");
+  const int64_t r = std::min<int64_t>({o.rank, N, M});
+
+  StatsPredictor p;
+  p.layers = std::move(layers);
+  // Standardised features Z and targets Ys (constant columns: scale 1).
+  p.feature_mean = features.colwise().mean().transpose();
+  Eigen::MatrixXd Z = (features.rowwise() - p.feature_mean.transpose()).cast<double>();
+  p.feature_scale.resize(D);
+  for (int64_t d = 0; d < D; ++d) {
+    const double s = std::sqrt(Z.col(d).squaredNorm() / N);
+    p.feature_scale[d] = s > 1e-8 ? static_cast<float>(s) : 1.0f;
+    Z.col(d) /= p.feature_scale[d];
+  }
+  p.offset = targets.colwise().mean().transpose();
+  Eigen::MatrixXf Ys = targets.rowwise() - p.offset.transpose();
+  Eigen::VectorXf target_scale(M);
+  for (int64_t m = 0; m < M; ++m) {
+    const float s = std::sqrt(Ys.col(m).squaredNorm() / N);
+    target_scale[m] = s > 1e-8f ? s : 1.0f;
+    Ys.col(m) /= target_scale[m];
+  }
+  // Kernel ridge: with K = Z Z' = Q diag(lam) Q', the ridge coefficients are B = Z' Q diag(1 / (lam + l)) Q' Ys
+  // and the fitted values Q diag(lam / (lam + l)) Q' Ys.
+  const Eigen::MatrixXd K = Z * Z.transpose();
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(K);
+  const Eigen::VectorXd lam = eig.eigenvalues().cwiseMax(0.0);
+  const double l = o.ridge * lam.mean();
+  const Eigen::MatrixXf Q = eig.eigenvectors().cast<float>();
+  const Eigen::MatrixXf QtY = Q.transpose() * Ys;
+  // Directions without variance (more segments than features, or ridge 0) are left out: a pseudo-inverse.
+  const double floor = 1e-9 * std::max(1.0, lam.maxCoeff());
+  Eigen::VectorXf shrink(N), inv(N);
+  for (int64_t i = 0; i < N; ++i) {
+    const bool used = lam[i] > floor;
+    shrink[i] = used ? static_cast<float>(lam[i] / (lam[i] + l)) : 0.0f;
+    inv[i] = used ? static_cast<float>(1.0 / (lam[i] + l)) : 0.0f;
+  }
+  const Eigen::MatrixXf fitted = Q * (shrink.asDiagonal() * QtY);
+  // Reduced rank: the leading right singular vectors V of the fitted values (from the N x N Gram matrix).
+  const Eigen::MatrixXd G = (fitted * fitted.transpose()).cast<double>();
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> geig(G);
+  Eigen::MatrixXf U(N, r);
+  Eigen::VectorXf sv(r);
+  for (int64_t k = 0; k < r; ++k) {  // eigenvalues ascending: take from the end
+    U.col(k) = geig.eigenvectors().col(N - 1 - k).cast<float>();
+    sv[k] = static_cast<float>(std::sqrt(std::max(geig.eigenvalues()[N - 1 - k], 1e-20)));
+  }
+  const Eigen::MatrixXf V = (fitted.transpose() * U) * sv.cwiseInverse().asDiagonal();  // [M, r]
+  const Eigen::MatrixXf alphaV = Q * (inv.asDiagonal() * (QtY * V));  // [N, r]
+  p.latent = (Z.cast<float>().transpose() * alphaV);                   // [D, r]
+  p.weight = target_scale.asDiagonal() * V;                             // [M, r]
+  p.info = {{"segments", N}, {"ridge", o.ridge}, {"rank", r}};
+  return p;
+}
+
+std::vector<StatsLayerShape> StatsPredictor::generator_layers(const ModelFile& model) {
+  std::map<std::string, int64_t> found;
+  const std::string prefix = "decoder.generator.", suffix = ".fc.weight";
+  for (const TensorInfo& t : model.tensors())
+    if (t.name.rfind(prefix, 0) == 0 && ends_with(t.name, suffix) && t.shape.size() == 2)
+      found[t.name.substr(0, t.name.size() - suffix.size())] = t.shape[0] / 2;
+  std::vector<StatsLayerShape> out;
+  for (const auto& [name, c] : found) out.push_back({name, c});
+  return out;
+}
+
+void StatsPredictor::save(const std::string& file) const {
+  nlohmann::json layer_list = nlohmann::json::array();
+  for (const StatsLayerShape& l : layers) layer_list.push_back({{"name", l.name}, {"channels", l.channels}});
+  nlohmann::json cfg = {{"kind", kStatsPredictorKind},       {"version", kStatsPredictorVersion},
+                        {"feature_layout", kStatsFeatureLayout}, {"feature_dim", feature_dim()},
+                        {"rank", rank()},                      {"layers", layer_list},
+                        {"fit", info}};
+  ModelWriter w(cfg);
+  w.set_source("kokoro-stats-fit");
+  const int64_t D = feature_dim(), r = rank();
+  w.add("features.mean", {D}, feature_mean.data());
+  w.add("features.scale", {D}, feature_scale.data());
+  w.add("latent.weight", {D, r}, latent.data());
+  int64_t at = 0;
+  for (const StatsLayerShape& l : layers) {
+    const int64_t C = l.channels;
+    w.add(l.name + ".mean.offset", {C}, offset.data() + at);
+    w.add(l.name + ".mean.weight", {C, r}, weight.data() + at * r);
+    w.add(l.name + ".logvar.offset", {C}, offset.data() + at + C);
+    w.add(l.name + ".logvar.weight", {C, r}, weight.data() + (at + C) * r);
+    at += 2 * C;
+  }
+  w.write(file);
+}
+
+StatsPredictor StatsPredictor::load(const std::string& file, const ModelFile* model) {
+  const std::string what = "statistics predictor " + file + ": ";
+  std::shared_ptr<const ModelFile> f;
+  try {
+    f = ModelFile::open(file);
+  } catch (const Error& e) {
+    throw Error(what + e.what());
+  }
+  const nlohmann::json& cfg = f->config();
+  if (cfg.value("kind", "") != kStatsPredictorKind) throw Error(what + "not a statistics-predictor file");
+  if (cfg.value("version", 0) != kStatsPredictorVersion)
+    throw Error(what + "version " + std::to_string(cfg.value("version", 0)) + ", this engine reads " +
+                std::to_string(kStatsPredictorVersion));
+  if (cfg.value("feature_layout", "") != kStatsFeatureLayout)
+    throw Error(what + "made for another feature layout (\"" + cfg.value("feature_layout", "") + "\"); refit it");
+  StatsPredictor p;
+  p.path = file;
+  try {
+    const int64_t D = cfg.at("feature_dim").get<int64_t>(), r = cfg.at("rank").get<int64_t>();
+    if (D < 1 || r < 1) throw Error("bad feature_dim or rank");
+    for (const auto& l : cfg.at("layers")) p.layers.push_back({l.at("name").get<std::string>(), l.at("channels").get<int64_t>()});
+    if (p.layers.empty()) throw Error("no layers");
+    p.info = cfg.value("fit", nlohmann::json::object());
+    const TensorView fm = f->get("features.mean", {D}), fs = f->get("features.scale", {D}), lw = f->get("latent.weight", {D, r});
+    p.feature_mean = Eigen::Map<const Eigen::VectorXf>(fm.data, D);
+    p.feature_scale = Eigen::Map<const Eigen::VectorXf>(fs.data, D);
+    p.latent = Eigen::Map<const RowMatrixXf>(lw.data, D, r);
+    int64_t M = 0;
+    for (const StatsLayerShape& l : p.layers) M += 2 * l.channels;
+    p.offset.resize(M);
+    p.weight.resize(M, r);
+    int64_t at = 0;
+    for (const StatsLayerShape& l : p.layers) {
+      const int64_t C = l.channels;
+      const char* parts[2] = {".mean", ".logvar"};
+      for (int k = 0; k < 2; ++k) {
+        const TensorView o = f->get(l.name + parts[k] + ".offset", {C}), w = f->get(l.name + parts[k] + ".weight", {C, r});
+        p.offset.segment(at + k * C, C) = Eigen::Map<const Eigen::VectorXf>(o.data, C);
+        p.weight.middleRows(at + k * C, C) = Eigen::Map<const RowMatrixXf>(w.data, C, r);
+      }
+      at += 2 * C;
+    }
+  } catch (const Error& e) {
+    throw Error(what + e.what());
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(what + "bad config: " + e.what());
+  }
+  if (model) {
+    const std::vector<StatsLayerShape> want = generator_layers(*model);
+    bool same = want.size() == p.layers.size();
+    for (size_t i = 0; same && i < want.size(); ++i)
+      same = want[i].name == p.layers[i].name && want[i].channels == p.layers[i].channels;
+    if (!same)
+      throw Error(what + "its " + std::to_string(p.layers.size()) + " layers are not the generator layers of " +
+                  model->path() + " (" + std::to_string(want.size()) + "); fit one for that model");
+  }
+  return p;
+}
+
+}  // namespace kokoro

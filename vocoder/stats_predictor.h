@@ -1,0 +1,91 @@
+// The learned statistics predictor (issue 11): the whole-segment mean and variance of every generator AdaIN
+// layer and channel, predicted from what is exact before the generator runs.
+//
+// Inputs (stats_predictor_features, layout kStatsFeatureLayout): per channel of the decoder features x
+// (Decoder::features) their mean, standard deviation and the mean of leaky_relu(x, 0.1) (the generator's first
+// layers are linear in that: their means follow from it), statistics of the F0 curve, the style vector and
+// the segment's length. Targets per layer: the channels' means and log variances.
+//
+// Model: reduced-rank ridge regression. Features are standardised, a ridge regression to all standardised
+// targets is fitted (kernel form: segments < features), and its fitted values are reduced to `rank`
+// directions, so that a shared projection (features -> rank latent values) and, per target, `rank` weights
+// and an offset predict everything (a few MB for the 18432 targets of Kokoro's generator).
+//
+// File: the model format (core/model_file.h), config {"kind": "kokoro-stats-predictor", "version",
+// "feature_layout", "feature_dim", "rank", "layers": [{"name", "channels"}...], "segments", "voices", ...};
+// tensors "features.mean" [D], "features.scale" [D], "latent.weight" [D, rank], and per layer
+// "<layer>.mean.offset" [C], "<layer>.mean.weight" [C, rank], "<layer>.logvar.offset", "<layer>.logvar.weight".
+// Made by kokoro-stats-fit (bench/kokoro_stats_fit.cpp, docs/streaming.md).
+#pragma once
+#include <Eigen/Core>
+#include <nlohmann/json.hpp>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/model_file.h"
+#include "core/tensor.h"
+#include "vocoder/adain.h"
+
+namespace kokoro {
+
+inline constexpr const char* kStatsPredictorKind = "kokoro-stats-predictor";
+inline constexpr int kStatsPredictorVersion = 1;
+// What stats_predictor_features computes, in order; a file made for another layout is refused.
+inline constexpr const char* kStatsFeatureLayout =
+    "v1: x.mean[C] x.std[C] lrelu0.1(x).mean[C] f0(voiced share, voiced log-f0 mean and std, mean/100, rms/100) "
+    "style[S] log(T) 10/sqrt(T)";
+
+// The feature vector of one segment: x [C, T] = Decoder::features, f0 [T] the F0 curve (Hz, one value per x
+// column), style the decoder's style vector (style_dim floats).
+std::vector<float> stats_predictor_features(const Tensor& x, const float* f0, const float* style, int64_t style_dim);
+int64_t stats_predictor_feature_dim(int64_t channels, int64_t style_dim);
+
+struct StatsLayerShape {
+  std::string name;
+  int64_t channels = 0;
+};
+
+using RowMatrixXf = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+class StatsPredictor {
+ public:
+  std::vector<StatsLayerShape> layers;      // targets in this order: per layer C means, then C log variances
+  Eigen::VectorXf feature_mean, feature_scale;  // [D]
+  RowMatrixXf latent;                       // [D, rank]: standardised features -> latent values
+  RowMatrixXf weight;                       // [M, rank]: latent values -> targets (M = 2 * sum of channels)
+  Eigen::VectorXf offset;                   // [M]
+  nlohmann::json info;                      // what it was fitted on (segments, voices, ...), saved in the config
+  std::string path;                         // the file it was loaded from (for messages)
+
+  int64_t feature_dim() const { return feature_mean.size(); }
+  int64_t rank() const { return latent.cols(); }
+  int64_t targets() const { return offset.size(); }
+
+  // The targets for one feature vector (throws on a feature vector of the wrong length).
+  Eigen::VectorXf predict_targets(const std::vector<float>& features) const;
+  // Per layer: predicted whole-segment mean and variance of every channel.
+  std::map<std::string, MomentStats> predict(const std::vector<float>& features) const;
+
+  void save(const std::string& path) const;
+  // Throws kokoro::Error naming the path for a missing, corrupt or foreign file. With a model: also when the
+  // predictor's layers are not exactly the model's generator AdaIN layers (names and channel counts).
+  static StatsPredictor load(const std::string& path, const ModelFile* model = nullptr);
+  // The model's generator AdaIN layers (tensors "decoder.generator.*.fc.weight"), sorted by name.
+  static std::vector<StatsLayerShape> generator_layers(const ModelFile& model);
+};
+
+struct StatsFitOptions {
+  double ridge = 1.0;  // the ridge penalty, relative to the mean eigenvalue of the standardised features' Gram matrix
+  int rank = 48;       // latent dimensions kept
+};
+
+// Fits on N segments: features [N, D], targets [N, M] (layout of StatsPredictor::layers: per layer C means then
+// C log variances). Deterministic.
+StatsPredictor fit_stats_predictor(const Eigen::MatrixXf& features, const Eigen::MatrixXf& targets,
+                                   std::vector<StatsLayerShape> layers, const StatsFitOptions& options);
+
+// The target vector of one segment from its captured statistics (InstanceStatsCapture), in the layout of layers.
+Eigen::VectorXf stats_targets(const std::map<std::string, InstanceStats>& stats, const std::vector<StatsLayerShape>& layers);
+
+}  // namespace kokoro
