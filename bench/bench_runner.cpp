@@ -1,5 +1,7 @@
 #include "bench/bench_runner.h"
 
+#include <cstdio>
+
 #include <chrono>
 #include <mutex>
 #include <numeric>
@@ -158,8 +160,12 @@ std::unique_ptr<Runner> make_runner(const std::string& mode, std::shared_ptr<con
   if (mode == "exact") return std::make_unique<ExactRunner>(std::move(synth), assets_dir, options);
   if (mode == "engine-exact")
     return std::make_unique<EngineRunner>(std::move(synth), assets_dir, options, SynthesisMode::exact, StreamOptions{});
-  if (mode == "slice")
-    return std::make_unique<EngineRunner>(std::move(synth), assets_dir, options, SynthesisMode::slice, StreamOptions{});
+  if (mode == "slice") {  // the slice settings kokoro-say uses (the model's statistics predictor when it has one)
+    std::string note;
+    StreamOptions slice = recommended_slice_options(synth->model(), &note);
+    std::fprintf(stderr, "kokoro-bench: %s\n", note.c_str());
+    return std::make_unique<EngineRunner>(std::move(synth), assets_dir, options, SynthesisMode::slice, std::move(slice));
+  }
   if (mode == "stream")  // the stream settings kokoro-say uses (the voice's priors when calibrated)
     return std::make_unique<EngineRunner>(std::move(synth), assets_dir, options, SynthesisMode::stream,
                                           recommended_stream_options(options.voice));

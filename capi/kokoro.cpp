@@ -167,6 +167,13 @@ int prepare_session(kokoro_engine& e, const SessionKey& key) {
   kokoro::StreamOptions stream;
   // Chunk schedule and statistics as docs/streaming.md recommends (as kokoro-say does).
   if (mode == kokoro::SynthesisMode::stream) stream = kokoro::recommended_stream_options(voice->name());
+  if (mode == kokoro::SynthesisMode::slice) {
+    try {
+      stream = kokoro::recommended_slice_options(e.synthesizer->model());
+    } catch (const std::exception& ex) {
+      return fail(KOKORO_ERR_MODEL, ex.what());
+    }
+  }
   kokoro::EngineVoice ev{key.speed, key.phonemes, key.seed, false};
   std::unique_ptr<Session> old;
   {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 
 #include "core/error.h"
@@ -74,6 +75,32 @@ const char* to_string(SynthesisMode mode) {
 
 std::string norm_priors_path(const std::string& voice_name) {
   return std::string(KOKORO_DEFAULT_MODEL_DIR) + "/norm-priors-" + voice_name + ".kokoro";
+}
+
+std::string stats_predictor_path(const std::string& model_path) {
+  std::filesystem::path p(model_path);
+  return (p.parent_path() / (p.stem().string() + ".stats-predictor.kokoro")).string();
+}
+
+StreamOptions recommended_slice_options(const ModelFile& model, std::string* note) {
+  StreamOptions o;
+  const char* env = std::getenv("KOKORO_SLICE_PREDICTOR");
+  const std::string chosen = env && *env ? env : "";
+  if (chosen == "none") {
+    if (note) *note = "slice statistics: pooled (KOKORO_SLICE_PREDICTOR=none)";
+    return o;
+  }
+  const std::string path = chosen.empty() ? stats_predictor_path(model.path()) : chosen;
+  if (chosen.empty() && !std::filesystem::exists(path)) {
+    if (note)
+      *note = "slice statistics: pooled (no statistics predictor at " + path +
+              "; scripts/fit-stats-predictor makes it, docs/streaming.md)";
+    return o;
+  }
+  o.slice.predictor = std::make_shared<const StatsPredictor>(StatsPredictor::load(path, &model));
+  o.slice.predictor_subtract = 1.0;  // the predicted whole-segment statistics (docs/streaming.md: best LSD)
+  if (note) *note = "slice statistics: predictor " + path;
+  return o;
 }
 
 StreamOptions recommended_stream_options(const std::string& voice_name, std::string* note) {

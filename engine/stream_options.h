@@ -86,4 +86,14 @@ std::string norm_priors_path(const std::string& voice_name);
 // voice has a priors file, else cumulative statistics. `note` (optional) says which and why.
 StreamOptions recommended_stream_options(const std::string& voice_name, std::string* note = nullptr);
 
+// Where kokoro-stats-fit writes a model's learned statistics predictor: beside the model file,
+// <dir>/<stem>.stats-predictor.kokoro (models/kokoro-v1_0.stats-predictor.kokoro).
+std::string stats_predictor_path(const std::string& model_path);
+// The slice settings docs/streaming.md recommends: the model's statistics predictor standing in for the
+// columns a slice has not computed (whole-segment statistics, predictor_subtract 1) when its file exists,
+// else pooled statistics alone. KOKORO_SLICE_PREDICTOR=<file> names another file (a missing or corrupt one
+// is an error), =none turns the predictor off. Throws kokoro::Error for a corrupt or foreign file. `note`
+// (optional) says which and why.
+StreamOptions recommended_slice_options(const ModelFile& model, std::string* note = nullptr);
+
 }  // namespace kokoro

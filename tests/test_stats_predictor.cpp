@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "engine/stream_options.h"
 #include "vocoder/stats_predictor.h"
 
 using namespace kokoro;
@@ -200,4 +201,47 @@ TEST(StatsPredictor, FeaturesHaveTheDocumentedLayout) {
   EXPECT_FLOAT_EQ(f[7], std::log(100.0f));        // voiced log-F0 mean
   EXPECT_FLOAT_EQ(f[11], 0.5f);                   // the style
   EXPECT_FLOAT_EQ(f[14], std::log(4.0f));         // log T
+}
+
+// The apps' slice settings (engine/stream_options.h): the predictor beside the model when there is one,
+// pooled statistics when there is none, KOKORO_SLICE_PREDICTOR to name another file or turn it off, and a
+// corrupt or missing named file is an error, never a silent fallback.
+TEST(StatsPredictor, SliceSettingsFindThePredictorBesideTheModel) {
+  const auto dir = std::filesystem::path(temp_path("beside")) ;
+  std::filesystem::create_directories(dir);
+  const std::string model_path = (dir / "tiny-model.kokoro").string();
+  ModelWriter m(nlohmann::json{{"kind", "test-model"}});
+  std::vector<float> fc(2 * 5 * 4, 0.0f);
+  m.add("decoder.generator.a.adain1.0.fc.weight", {6, 4}, fc.data());
+  m.add("decoder.generator.b.adain2.1.fc.weight", {10, 4}, fc.data());
+  m.write(model_path);
+  const auto model = ModelFile::open(model_path);
+  ::unsetenv("KOKORO_SLICE_PREDICTOR");
+  EXPECT_EQ(stats_predictor_path(model_path), (dir / "tiny-model.stats-predictor.kokoro").string());
+
+  std::string note;
+  EXPECT_EQ(recommended_slice_options(*model, &note).slice.predictor, nullptr) << "no file: pooled statistics";
+  EXPECT_NE(note.find("pooled"), std::string::npos) << note;
+
+  fitted().save(stats_predictor_path(model_path));
+  const StreamOptions with = recommended_slice_options(*model, &note);
+  ASSERT_NE(with.slice.predictor, nullptr) << note;
+  EXPECT_EQ(with.slice.predictor_subtract, 1.0);
+  EXPECT_NE(note.find(stats_predictor_path(model_path)), std::string::npos) << note;
+
+  ::setenv("KOKORO_SLICE_PREDICTOR", "none", 1);
+  EXPECT_EQ(recommended_slice_options(*model).slice.predictor, nullptr);
+  const std::string missing = (dir / "missing.kokoro").string();
+  ::setenv("KOKORO_SLICE_PREDICTOR", missing.c_str(), 1);
+  try {
+    recommended_slice_options(*model);
+    ADD_FAILURE() << "a named predictor that does not exist was ignored";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(missing), std::string::npos) << e.what();
+  }
+  const std::string corrupt = (dir / "corrupt.kokoro").string();
+  std::ofstream(corrupt) << "not a predictor";
+  ::setenv("KOKORO_SLICE_PREDICTOR", corrupt.c_str(), 1);
+  EXPECT_THROW(recommended_slice_options(*model), Error);
+  ::unsetenv("KOKORO_SLICE_PREDICTOR");
 }

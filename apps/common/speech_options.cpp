@@ -97,22 +97,25 @@ void setup_logging(const char* app_name, bool verbose) {
   spdlog::set_pattern(std::string(app_name) + ": %l: %v");
 }
 
-SpeakerOptions speaker_options(const SpeechOptions& o) {
+SpeakerOptions speaker_options(const SpeechOptions& o, const SpeechEngine& engine) {
   SpeakerOptions so;
   so.speed = o.speed;
   so.phoneme_input = o.phonemes_in;
   so.seed = o.seed;
   so.mode = parse_synthesis_mode(o.mode);
+  if (so.mode == SynthesisMode::slice) {
+    std::string note;
+    so.stream = recommended_slice_options(engine.synthesizer->model(), &note);
+    spdlog::info("{}", note);
+  }
   so.stream.slice_schedule.first_slice_seconds = o.first_slice;
   // For the measurements of docs/streaming.md: each slice with only its own statistics (worse; not an option).
   if (const char* s = std::getenv("KOKORO_SLICE_STATS"); s && std::string(s) == "own") so.stream.slice.pooled_statistics = false;
   if (const char* s = std::getenv("KOKORO_SLICE_EXCERPTS")) so.stream.slice.excerpts = std::atoi(s);
   if (const char* s = std::getenv("KOKORO_SLICE_EXCERPT_COLS")) so.stream.slice.excerpt_columns = std::atoi(s);
   if (const char* s = std::getenv("KOKORO_SLICE_EXCERPT_MARGIN")) so.stream.slice.excerpt_margin = std::atoi(s);
-  // The learned statistics predictor for the rest of the segment (vocoder/stats_predictor.h; measured, not a
-  // default): KOKORO_SLICE_PREDICTOR=<file made by kokoro-stats-fit>, KOKORO_SLICE_PREDICT_SUBTRACT=w (0..1).
-  if (const char* s = std::getenv("KOKORO_SLICE_PREDICTOR"); s && *s)
-    so.stream.slice.predictor = std::make_shared<const StatsPredictor>(StatsPredictor::load(s));
+  // For the measurements of docs/streaming.md: how much of the predicted whole-segment statistics replace the
+  // computed columns' sums (1, the default with a predictor; 0: the predicted moments stand for the rest only).
   if (const char* s = std::getenv("KOKORO_SLICE_PREDICT_SUBTRACT")) so.stream.slice.predictor_subtract = std::atof(s);
   if (so.mode == SynthesisMode::stream) {
     // Chunk schedule and statistics as docs/streaming.md recommends (the voice's priors when calibrated).

@@ -69,9 +69,10 @@ void persist_prepared_weights(const SpeechEngine& engine);
 // spdlog at warn (debug with -v), lines prefixed "<app>: <level>: " like the apps' own messages.
 void setup_logging(const char* app_name, bool verbose);
 
-// Speaker settings that follow from the options (speed, phoneme input, seed, synthesis mode).
 // One line for the start-up message: "mode slice, precision bf16, kernels x86-64-v4+bf16".
 std::string describe_speech(const SpeechOptions& options);
-SpeakerOptions speaker_options(const SpeechOptions& options);
+// Speaker settings that follow from the options (speed, phoneme input, seed, synthesis mode) and from the
+// engine's model (slice mode: its statistics predictor when it has one, engine/stream_options.h).
+SpeakerOptions speaker_options(const SpeechOptions& options, const SpeechEngine& engine);
 
 }  // namespace kokoro::app

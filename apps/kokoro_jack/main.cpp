@@ -103,7 +103,7 @@ Connection connect(const Options& o, const kokoro::app::SpeechEngine& engine, bo
   Connection c;
   c.sink = kokoro::open_sink(so);
   c.speaker = std::make_unique<kokoro::Speaker>(engine.synthesizer, engine.frontend, engine.voice, *c.sink,
-                                                kokoro::app::speaker_options(o.speech));
+                                                kokoro::app::speaker_options(o.speech, engine));
   // Status lines go to stdout (one per utterance); underruns are counted per utterance as the difference
   // since the previous report (utterances are spoken one after the other).
   auto* sink = c.sink.get();

@@ -187,7 +187,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "kokoro-say: voice %s, %s, output %s\n", engine.voice.name().c_str(),
                    kokoro::app::describe_speech(o.speech).c_str(), sink->describe().c_str());
 
-    kokoro::SpeakerOptions so = kokoro::app::speaker_options(o.speech);
+    kokoro::SpeakerOptions so = kokoro::app::speaker_options(o.speech, engine);
     so.reference_noise = o.reference_noise;
     kokoro::Speaker speaker(engine.synthesizer, frontend, std::move(engine.voice), *sink, so);
     kokoro::app::WordTimestamps timestamps;
