@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <filesystem>
 
 #include "core/error.h"
 #include "engine/word_timing.h"
@@ -56,80 +54,6 @@ bool looks_like_ssml(const std::string& text, const FrontendOptions& o) {
 constexpr size_t kAudioBlock = 1024;  // samples per sink write
 
 }  // namespace
-
-SynthesisMode parse_synthesis_mode(const std::string& name) {
-  if (name == "exact") return SynthesisMode::exact;
-  if (name == "slice") return SynthesisMode::slice;
-  if (name == "stream") return SynthesisMode::stream;
-  throw Error("unknown synthesis mode \"" + name + "\" (exact, slice, stream)");
-}
-
-const char* to_string(SynthesisMode mode) {
-  switch (mode) {
-    case SynthesisMode::exact: return "exact";
-    case SynthesisMode::slice: return "slice";
-    case SynthesisMode::stream: return "stream";
-  }
-  return "?";
-}
-
-std::string norm_priors_path(const std::string& voice_name) {
-  return std::string(KOKORO_DEFAULT_MODEL_DIR) + "/norm-priors-" + voice_name + ".kokoro";
-}
-
-std::string stats_predictor_path(const std::string& model_path) {
-  std::filesystem::path p(model_path);
-  return (p.parent_path() / (p.stem().string() + ".stats-predictor.kokoro")).string();
-}
-
-StreamOptions recommended_slice_options(const ModelFile& model, std::string* note) {
-  StreamOptions o;
-  const char* env = std::getenv("KOKORO_SLICE_PREDICTOR");
-  const std::string chosen = env && *env ? env : "";
-  if (chosen == "none") {
-    if (note) *note = "slice statistics: pooled (KOKORO_SLICE_PREDICTOR=none)";
-    return o;
-  }
-  const std::string path = chosen.empty() ? stats_predictor_path(model.path()) : chosen;
-  if (chosen.empty() && !std::filesystem::exists(path)) {
-    if (note)
-      *note = "slice statistics: pooled (no statistics predictor at " + path +
-              "; scripts/fit-stats-predictor makes it, docs/streaming.md)";
-    return o;
-  }
-  o.slice.predictor = std::make_shared<const StatsPredictor>(StatsPredictor::load(path, &model));
-  o.slice.predictor_subtract = 1.0;  // the predicted whole-segment statistics (docs/streaming.md: best LSD)
-  if (note) *note = "slice statistics: predictor " + path;
-  return o;
-}
-
-StreamOptions recommended_stream_options(const std::string& voice_name, std::string* note) {
-  StreamOptions o;
-  const std::string path = norm_priors_path(voice_name);
-  if (std::filesystem::exists(path)) {
-    o.priors = std::make_shared<const NormPriors>(NormPriors::load(path));
-    o.policy = "prior";
-    if (note) *note = "stream statistics: priors " + path;
-  } else {
-    o.policy = "cumulative";
-    if (note)
-      *note = "stream statistics: cumulative (no priors for voice " + voice_name +
-              "; kokoro-stream-eval --voice " + voice_name + " calibrates them)";
-  }
-  return o;
-}
-
-const char* to_string(StreamEvent::Kind kind) {
-  switch (kind) {
-    case StreamEvent::Kind::utterance_start: return "utterance_start";
-    case StreamEvent::Kind::segment_start: return "segment_start";
-    case StreamEvent::Kind::word: return "word";
-    case StreamEvent::Kind::segment_end: return "segment_end";
-    case StreamEvent::Kind::utterance_end: return "utterance_end";
-    case StreamEvent::Kind::mark: return "mark";
-  }
-  return "?";
-}
 
 StreamEngine::StreamEngine(std::shared_ptr<const Synthesizer> synth, std::shared_ptr<const Frontend> frontend,
                            VoicePack voice, AudioSink& sink, EngineVoice voice_options, SynthesisMode mode,
@@ -420,9 +344,6 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
       const float* style = voice_for(seg.voice).style_for(static_cast<int>(n_phonemes));
       const auto t0 = Clock::now();
       acoustic.forward(ids, style, voice_options_.speed * static_cast<float>(seg.rate), feats);
-      // Its fp32 weight pages would otherwise stay resident while the vocoder worker reaches its memory peak
-      // (ModelFile::release_resident_pages; the vocoder worker releases them again after the decoder half).
-      synth_->model().release_resident_pages();
       add_synth_seconds(id, ms_since(t0) / 1e3);
       spdlog::debug("acoustic model: {} tokens, {:.1f} ms", ids.size(), ms_since(t0));
       if (stale(generation)) return;

@@ -29,8 +29,9 @@ SynthesisResult Synthesizer::synthesize_with_style(const std::vector<int64_t>& i
   SeededNoise default_noise(0);
   // Decoder::forward in its two halves, with the model's fp32 weight pages released after each part that
   // reads its own: those the acoustic model and the decoder read are not needed by the generator, where a
-  // long segment's memory peaks (ModelFile::release_resident_pages). (In slice mode the acoustic worker
-  // releases them after the acoustic model, and the vocoder worker after the decoder half, in the same way.)
+  // long segment's memory peaks (ModelFile::release_resident_pages). (In slice mode the vocoder worker
+  // releases them after the decoder half; the acoustic worker does not, so that each segment's acoustic model
+  // does not fault its weights in again: releasing there did not lower slice mode's peak, docs/benchmarks.md.)
   Tensor x, audio;
   decoder_.features(feats.asr, feats.f0, feats.n, style, x, trace);
   model_->release_resident_pages();

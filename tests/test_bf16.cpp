@@ -416,6 +416,16 @@ TEST(Bf16, PackingFollowsThePanelLayout) {
         }
 }
 
+namespace {
+// Columns [a, b) of x [C, T] as a tensor of their own.
+Tensor columns(const Tensor& x, int64_t a, int64_t b) {
+  const int64_t C = x.dim(0), T = x.dim(1);
+  Tensor part({C, b - a});
+  for (int64_t i = 0; i < C; ++i) std::copy_n(x.data() + i * T + a, b - a, part.data() + i * (b - a));
+  return part;
+}
+}  // namespace
+
 // Memory (issue 12): the kernels below work through long inputs in spans of columns so that their scratch
 // stays small. The spans must not change a single bit: every output column of a long input equals that of
 // a shorter input around it, as far as both see the same samples (the columns away from the short input's
@@ -428,9 +438,7 @@ TEST(Bf16, LongInputsGiveTheSameColumnsAsShortOnesAroundThem) {
   {  // direct: 48 -> 32 channels, kernel 3 (the path of the decoder and of short generator inputs)
     const int64_t ci = 48, co = 32, k = 3;
     const auto xv = randn(ci * T, 41), wv = randn(co * ci * k, 42, 0.1f), bv = randn(co, 43);
-    const Tensor x = Tensor::from(xv.data(), {ci, T});
-    Tensor part({ci, b - a});
-    for (int64_t i = 0; i < ci; ++i) std::copy_n(xv.data() + i * T + a, b - a, part.data() + i * (b - a));
+    const Tensor x = Tensor::from(xv.data(), {ci, T}), part = columns(x, a, b);
     const TensorView w{wv.data(), {co, ci, k}}, bias{bv.data(), {co}};
     Tensor y, yp;
     conv1d_bf16(x, w, &bias, 1, y);
@@ -443,9 +451,7 @@ TEST(Bf16, LongInputsGiveTheSameColumnsAsShortOnesAroundThem) {
   {  // transposed: 64 -> 32 channels, stride 6, kernel 12 (the last upsampling layer's shape, narrower)
     const int64_t ci = 64, co = 32, k = 12, stride = 6, pad = 3;
     const auto xv = randn(ci * T, 44), wv = randn(ci * co * k, 45, 0.1f), bv = randn(co, 46);
-    const Tensor x = Tensor::from(xv.data(), {ci, T});
-    Tensor part({ci, b - a});
-    for (int64_t i = 0; i < ci; ++i) std::copy_n(xv.data() + i * T + a, b - a, part.data() + i * (b - a));
+    const Tensor x = Tensor::from(xv.data(), {ci, T}), part = columns(x, a, b);
     const TensorView w{wv.data(), {ci, co, k}}, bias{bv.data(), {co}};
     Tensor y, yp;
     conv_transpose1d(x, w, &bias, stride, pad, 0, y);

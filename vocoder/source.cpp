@@ -120,11 +120,10 @@ void SineGenStream::push(const float* f0, int64_t frames, bool last, Tensor& out
   // independent: they run in parallel (9 sines and 9 normals per sample, ~5 % of the vocoder's work).
   constexpr int64_t kBlock = 4096;
   const int64_t first = next_sample_, blocks = (end - first + kBlock - 1) / kBlock;
-  if (blocks == 1) normals_.resize(kBlock * H);  // the streaming case: one block, no allocation once grown
   parallel_for(blocks, [&](int64_t block) {
     const int64_t start = first + block * kBlock, n = std::min(kBlock, end - start);
     thread_local std::vector<float> task_normals;
-    std::vector<float>& normals = blocks == 1 ? normals_ : task_normals;
+    std::vector<float>& normals = blocks == 1 ? normals_ : task_normals;  // streaming: one block, kept
     if (normals.size() < static_cast<size_t>(kBlock * H)) normals.resize(kBlock * H);
     noise_->sine_noise(start * H, n * H, normals.data());
     float* dst = out.data() + (start - first);
