@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -59,6 +60,7 @@ std::shared_ptr<const Store> map_store(const std::string& path) {
   if (path.empty() || store_disabled()) return nullptr;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return nullptr;
+  futimens(fd, nullptr);  // "last used", for prune_prepared_stores (fails harmlessly on a read-only cache)
   struct stat st {};
   if (fstat(fd, &st) != 0 || st.st_size < 16) {
     ::close(fd);
@@ -238,7 +240,46 @@ size_t persist_prepared_weights(const void* region_begin) {
     ::unlink(tmp.c_str());
     return 0;
   }
+  prune_prepared_stores(fs::path(path).parent_path().string(), path);
   return entries.size();
+}
+
+size_t prune_prepared_stores(const std::string& dir, const std::string& keep, size_t max_files, int max_age_days) {
+  namespace fs = std::filesystem;
+  using Clock = fs::file_time_type::clock;
+  std::error_code ec;
+  const auto now = Clock::now();
+  const auto day = std::chrono::hours(24);
+  struct Candidate {
+    fs::path path;
+    fs::file_time_type used;
+  };
+  std::vector<Candidate> stores;
+  size_t removed = 0;
+  auto remove = [&](const fs::path& p) {
+    std::error_code e;
+    if (fs::remove(p, e)) ++removed;
+  };
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code e;
+    if (!it->is_regular_file(e)) continue;
+    const fs::path& p = it->path();
+    const std::string name = p.filename().string();
+    const auto used = it->last_write_time(e);
+    if (e) continue;
+    const size_t dot = name.rfind(".kwc");
+    if (dot == std::string::npos) continue;
+    if (dot + 4 == name.size()) {
+      if (!fs::equivalent(p, keep, e)) stores.push_back({p, used});
+    } else if (name.size() == dot + 11 && name[dot + 4] == '.' && now - used > day) {
+      remove(p);  // "<hash>.kwc.XXXXXX": a write that never finished
+    }
+  }
+  // Most recently used first; `keep` takes one of the max_files places.
+  std::sort(stores.begin(), stores.end(), [](const Candidate& a, const Candidate& b) { return a.used > b.used; });
+  for (size_t i = 0; i < stores.size(); ++i)
+    if (i + 1 >= max_files || now - stores[i].used > max_age_days * day) remove(stores[i].path);
+  return removed;
 }
 
 void unregister_weight_region(const void* begin) {

@@ -87,6 +87,17 @@ Prepared<T> cached_weights_as(const void* data, const std::string& kind,
   return {b.owner, static_cast<const T*>(b.data), b.bytes / sizeof(T)};
 }
 
+// Keeps a store directory from growing without bound. Every re-converted or replaced model file, and every
+// kernel family, gets a store file of its own (~200-400 MB), and nothing else ever deletes the old ones: a
+// user who re-ran fetch-assets a few times had gigabytes of them. Removes the `*.kwc` files of `dir` other
+// than `keep` that were last used (modification time; a store is touched whenever it is read) more than
+// `max_age_days` ago, then the least recently used ones beyond `max_files` (counting `keep`), and temporary
+// files of an interrupted write (`*.kwc.XXXXXX`) older than a day. A process that still maps a removed file
+// keeps reading it (the mapping outlives the name). Returns how many files were removed; errors are ignored
+// (the store is an optimisation). Called after a store file is written.
+size_t prune_prepared_stores(const std::string& dir, const std::string& keep, size_t max_files = 3,
+                             int max_age_days = 30);
+
 // The content hash the store file keeps per entry (64-bit, four interleaved multiply-rotate lanes: reads
 // at memory speed, catches truncation and damaged blocks; not a cryptographic hash).
 uint64_t prepared_content_hash(const void* data, size_t bytes);

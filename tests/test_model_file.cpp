@@ -2,10 +2,13 @@
 // the file and, where there is one, the tensor.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -377,4 +380,37 @@ TEST_F(WeightStore, PersistingKeepsTheFormsAnotherProcessStored) {
   builds_ = 0;
   EXPECT_EQ(lookup(store), both);
   EXPECT_EQ(builds_, 0);
+}
+
+// Every re-converted model and every kernel family gets a store file of its own (hundreds of MB each):
+// writing one removes those not used for a month, then the least recently used beyond three, and the
+// leftovers of interrupted writes; other files in the directory are never touched.
+TEST(PreparedStores, WritingOneRemovesTheStaleAndTheLeastRecentlyUsed) {
+  namespace fs = std::filesystem;
+  test::TempDir dir;
+  const auto now = fs::file_time_type::clock::now();
+  auto make = [&](const std::string& name, std::chrono::hours age) {
+    std::ofstream(dir.file(name)) << "x";
+    fs::last_write_time(dir.file(name), now - age);
+  };
+  using h = std::chrono::hours;
+  make("current.kwc", h(0));
+  make("a.kwc", h(1));
+  make("b.kwc", h(2));
+  make("c.kwc", h(3));          // fourth most recent: over the limit of three
+  make("old.kwc", h(24 * 40));  // not used for 40 days
+  make("d.kwc.Ab12Cd", h(48));  // an interrupted write, two days old
+  make("e.kwc.Xy34Zw", h(0));   // a write that may still be running
+  make("notes.txt", h(24 * 400));
+  EXPECT_EQ(prune_prepared_stores(dir.path(), dir.file("current.kwc")), 3u);
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(dir.path())) left.push_back(e.path().filename().string());
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{"a.kwc", "b.kwc", "current.kwc", "e.kwc.Xy34Zw", "notes.txt"}));
+  // A store that was just read counts as used: its time is refreshed.
+  fs::last_write_time(dir.file("b.kwc"), now - h(24 * 60));
+  register_weight_region(left.data(), 64, {}, dir.file("b.kwc"));  // maps (and touches) the store file
+  unregister_weight_region(left.data());
+  EXPECT_EQ(prune_prepared_stores(dir.path(), dir.file("current.kwc")), 0u);
+  EXPECT_TRUE(fs::exists(dir.file("b.kwc")));
 }
