@@ -507,7 +507,32 @@ void instance_norm_affine(Tensor& x, const float* scale, const float* shift, flo
 
 void leaky_relu(Tensor& x, float slope) {
   float* p = x.data();
-  for (int64_t i = 0; i < x.numel(); ++i) p[i] = p[i] >= 0 ? p[i] : p[i] * slope;
+  parallel_ranges(x.numel(), 4096, elementwise_parts(x.numel()), [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) p[i] = p[i] >= 0 ? p[i] : p[i] * slope;
+  });
+}
+
+void add_in_place(Tensor& y, const Tensor& x, float divide_by) {
+  if (y.shape() != x.shape())
+    throw Error("add_in_place: " + shape_to_string(y.shape()) + " += " + shape_to_string(x.shape()));
+  float* a = y.data();
+  const float* b = x.data();
+  parallel_ranges(y.numel(), 4096, elementwise_parts(y.numel()), [&](int64_t i0, int64_t i1) {
+    if (divide_by == 1.0f)
+      for (int64_t i = i0; i < i1; ++i) a[i] += b[i];
+    else
+      for (int64_t i = i0; i < i1; ++i) a[i] = (a[i] + b[i]) / divide_by;
+  });
+}
+
+void copy_tensor(const Tensor& src, Tensor& dst) {
+  if (&src == &dst) return;
+  dst.resize(src.shape());
+  const float* a = src.data();
+  float* b = dst.data();
+  parallel_ranges(src.numel(), 4096, elementwise_parts(src.numel()), [&](int64_t i0, int64_t i1) {
+    std::copy(a + i0, a + i1, b + i0);
+  });
 }
 
 void bilstm(const Tensor& x, const LstmWeights& fwd, const LstmWeights& bwd, Tensor& y) {

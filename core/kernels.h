@@ -70,6 +70,11 @@ void adain(Tensor& x, const float* gamma, const float* beta, float eps = 1e-5f);
 void instance_norm_affine(Tensor& x, const float* scale, const float* shift, float eps = 1e-5f);
 
 void leaky_relu(Tensor& x, float slope);
+// y += x (same shape), then y /= divide_by unless it is 1: element-wise, in parallel on large tensors (the
+// generator's last stage adds ~60 MB tensors; a serial pass left the other thread idle).
+void add_in_place(Tensor& y, const Tensor& x, float divide_by = 1.0f);
+// dst = src (dst resized), in parallel on large tensors.
+void copy_tensor(const Tensor& src, Tensor& dst);
 
 // Bidirectional single-layer LSTM over the true length of x [T, in] (no padding, as pack_padded_sequence
 // with the full length): returns y [T, 2H] = [forward | backward]. Weights in torch layout/gate order

@@ -8,6 +8,7 @@
 // the segment) and the normalisation of any run of columns given those statistics. Offline, apply()
 // computes the statistics over the whole input; streaming, a statistics policy supplies them per chunk.
 #pragma once
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -43,8 +44,14 @@ class AdaIN1d {
  public:
   // prefix e.g. "decoder.encode.norm1"; channels C; style_dim the length of s.
   AdaIN1d(const ModelFile& model, const std::string& prefix, int64_t channels, int64_t style_dim);
-  // In place on x [C, T], statistics over all T columns (the reference's semantics).
-  void apply(Tensor& x, const float* style) const;
+  // Work on one channel's row right after it is normalised, while the row is still in cache (the Snake that
+  // follows every generator AdaIN): then(channel, row, columns). Rows run in parallel.
+  using RowEpilogue = std::function<void(int64_t c, float* row, int64_t n)>;
+  // In place on x [C, T], statistics over all T columns (the reference's semantics), then `then` per row.
+  void apply(Tensor& x, const float* style, const RowEpilogue& then = {}) const;
+  // The same into dst (resized to src's shape; src is left as it is) in one pass over the rows: what
+  // "dst = src; apply(dst)" computes, without a separate full-length copy.
+  void apply(const Tensor& src, Tensor& dst, const float* style, const RowEpilogue& then = {}) const;
   // gamma/beta for this style (the fc projection, with a norm affine folded in when the file has one).
   AdaINAffine affine(const float* style) const;
   // Columns [c0, c0 + n) of x [C, T] in place, with statistics from elsewhere (the streaming path).

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "core/kernels.h"
+#include "core/parallel.h"
 
 namespace kokoro {
 
@@ -25,12 +26,14 @@ void reflection_pad_left1(const Tensor& x, Tensor& y) {
   const int64_t C = x.dim(0), T = x.dim(1);
   if (T < 2) throw Error("generator: reflection pad needs at least 2 samples, got " + std::to_string(T));
   y.resize({C, T + 1});
-  for (int64_t c = 0; c < C; ++c) {
-    const float* src = x.data() + c * T;
-    float* dst = y.data() + c * (T + 1);
-    dst[0] = src[1];
-    std::copy(src, src + T, dst + 1);
-  }
+  parallel_ranges(C, 8, elementwise_parts(C * T), [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) {
+      const float* src = x.data() + c * T;
+      float* dst = y.data() + c * (T + 1);
+      dst[0] = src[1];
+      std::copy(src, src + T, dst + 1);
+    }
+  });
 }
 
 }  // namespace
@@ -137,25 +140,26 @@ void Generator::run_stage(size_t i, Tensor& x, const Tensor& har, const float* s
   if (up.shape() != x_res.shape())
     throw Error("generator stage " + n + ": upsampled " + shape_to_string(up.shape()) + " vs source branch " +
                 shape_to_string(x_res.shape()));
-  up.matrix() += x_res.matrix();
+  add_in_place(up, x_res);
   x_res = Tensor();
-  // xs = r0; xs += r1; xs += r2; x = xs / num_kernels (a true division, as in the reference). Each block runs
+  // xs = r0; xs += r1; xs += r2; x = xs / num_kernels (a true division, as in the reference, done with the
+  // last addition; with one block the division by 1 is nothing). Each block runs
   // in place on its own copy of `up`; the last one on `up` itself, which is not needed afterwards.
   const size_t blocks = s.resblocks.size();
   for (size_t j = 0; j < blocks; ++j) {
     Tensor& r = j == 0 ? out : j + 1 == blocks ? up : part;
-    if (&r != &up) r = up;
+    if (&r != &up) copy_tensor(up, r);
     s.resblocks[j]->forward_in_place(r, style);
     if (j) {
-      out.matrix() += r.matrix();
+      add_in_place(out, r, j + 1 == blocks ? static_cast<float>(blocks) : 1.0f);
       r = Tensor();
     }
   }
-  out.matrix().array() /= static_cast<float>(blocks);
 }
 
 void Generator::post(const Tensor& x_in, Tensor& conv_post) const {
-  Tensor x = x_in;
+  Tensor x;
+  copy_tensor(x_in, x);
   leaky_relu(x, 0.01f);
   conv1d(x, post_w_, &post_b_, 1, 3, 1, conv_post);
 }
@@ -168,10 +172,12 @@ void Generator::spectrum_to_audio(const Tensor& conv_post, Tensor& audio) const 
   const int64_t n = conv_post.dim(1);
   Tensor spec({K, n}), phase({K, n});
   const float* p = conv_post.data();
-  for (int64_t i = 0; i < K * n; ++i) {
-    spec.data()[i] = std::exp(p[i]);
-    phase.data()[i] = std::sin(p[K * n + i]);
-  }
+  parallel_ranges(K * n, 4096, elementwise_parts(2 * K * n), [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      spec.data()[i] = std::exp(p[i]);
+      phase.data()[i] = std::sin(p[K * n + i]);
+    }
+  });
   stft_.inverse(spec, phase, audio);
 }
 

@@ -38,5 +38,7 @@ class SnakeResBlock {
 
 // x[c, t] += (1 / alpha[c]) * sin(alpha[c] * x[c, t])^2, in place on x [C, T].
 void snake(Tensor& x, const float* alpha);
+// The same on one channel's n samples with that channel's alpha.
+void snake_row(float* r, int64_t n, float alpha);
 
 }  // namespace kokoro
