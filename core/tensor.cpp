@@ -1,6 +1,9 @@
 #include "core/tensor.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include "core/error.h"
 
@@ -32,7 +35,8 @@ ConstMatrixMap TensorView::matrix() const {
 Tensor::Tensor(Shape shape) : shape_(std::move(shape)), storage_(shape_numel(shape_), 0.0f) {}
 
 Tensor Tensor::from(const float* data, Shape shape) {
-  Tensor t(std::move(shape));
+  Tensor t;
+  t.resize(std::move(shape));
   if (t.numel()) std::memcpy(t.data(), data, sizeof(float) * t.numel());
   return t;
 }
@@ -43,9 +47,23 @@ void Tensor::reshape(Shape shape) {
   shape_ = std::move(shape);
 }
 
+namespace {
+bool poison_tensors() {
+  static const bool on = [] {
+    const char* e = std::getenv("KOKORO_POISON_TENSORS");
+    return e && std::strcmp(e, "1") == 0;
+  }();
+  return on;
+}
+}  // namespace
+
 void Tensor::resize(Shape shape) {
   shape_ = std::move(shape);
-  storage_.resize(shape_numel(shape_));
+  const size_t n = static_cast<size_t>(shape_numel(shape_));
+  // Growing past the capacity would copy the old (unspecified) contents into the new block: drop them first.
+  if (n > storage_.capacity()) storage_.clear();
+  storage_.resize(n);
+  if (poison_tensors()) std::fill(storage_.begin(), storage_.end(), std::numeric_limits<float>::quiet_NaN());
 }
 
 MatrixMap Tensor::matrix() {

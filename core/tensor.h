@@ -2,6 +2,8 @@
 // PyTorch NCT layout without N, so that golden data from the reference can be compared element by element.
 // Storage is 64-byte aligned for AVX-512 loads. Eigen maps give GEMM-shaped views without copies.
 #pragma once
+#include <type_traits>
+#include <utility>
 #include <Eigen/Core>
 #include <cstdint>
 #include <initializer_list>
@@ -32,6 +34,29 @@ struct TensorView {
   ConstVectorMap vector() const { return ConstVectorMap(data, numel()); }
 };
 
+// Eigen's aligned allocator, except that a vector's new elements are left uninitialised (default- rather
+// than value-initialised): growing a 60 MB activation must not zero it first in one thread, which also took
+// every page fault of the fresh memory serially (~10 % of a long segment's synthesis ran single-threaded on
+// that). Tensor(Shape) still zero-fills explicitly.
+template <class T>
+struct UninitialisedAllocator : Eigen::aligned_allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UninitialisedAllocator<U>;
+  };
+  UninitialisedAllocator() = default;
+  template <class U>
+  UninitialisedAllocator(const UninitialisedAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
 class Tensor {
  public:
   Tensor() = default;
@@ -51,7 +76,9 @@ class Tensor {
   // Reinterprets the same storage with another shape of equal size.
   void reshape(Shape shape);
   // Changes shape and size; contents are unspecified afterwards (reuses capacity, so steady-state
-  // streaming does not allocate once buffers have grown to their largest size).
+  // streaming does not allocate once buffers have grown to their largest size). Nothing is written: the
+  // kernel that fills the tensor touches its pages, in parallel. KOKORO_POISON_TENSORS=1 fills every
+  // resized tensor with NaN instead, so that a test run shows any code that reads before it writes.
   void resize(Shape shape);
 
   MatrixMap matrix();  // rank-2 view, or [d0, rest] for higher ranks
@@ -60,7 +87,7 @@ class Tensor {
 
  private:
   Shape shape_;
-  std::vector<float, Eigen::aligned_allocator<float>> storage_;
+  std::vector<float, UninitialisedAllocator<float>> storage_;
 };
 
 }  // namespace kokoro
