@@ -42,7 +42,7 @@ std::string stats_predictor_path(const std::string& model_path) {
 std::vector<std::string> shipped_stats_predictor_paths() {
   const std::string name = "kokoro-v1_0.stats-predictor.kokoro";
   std::vector<std::string> out;
-  for (const std::string& d : installed_data_dirs()) out.push_back(d + "/" + name);
+  for (const std::string& d : installed_data_dirs()) out.push_back(d + "/data/" + name);
   out.push_back(std::string(KOKORO_SOURCE_DIR) + "/data/" + name);
   return out;
 }

@@ -91,7 +91,7 @@ StreamOptions recommended_stream_options(const std::string& voice_name, std::str
 // <dir>/<stem>.stats-predictor.kokoro (models/kokoro-v1_0.stats-predictor.kokoro).
 std::string stats_predictor_path(const std::string& model_path);
 // The predictor shipped with the engine for kokoro-v1_0 (data/kokoro-v1_0.stats-predictor.kokoro, installed
-// to <data>/; core/assets.h): the installed copies, then the source tree's; existing or not.
+// to <data>/data/; core/assets.h): the installed copies, then the source tree's; existing or not.
 std::vector<std::string> shipped_stats_predictor_paths();
 // The slice settings docs/streaming.md recommends: a statistics predictor standing in for the columns a
 // slice has not computed (whole-segment statistics, predictor_subtract 1), else pooled statistics alone.
