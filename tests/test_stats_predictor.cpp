@@ -352,7 +352,7 @@ TEST(StatsPredictor, SliceSettingsFindThePredictorBesideTheModel) {
   EXPECT_THROW(recommended_slice_options(*model), Error) << "a corrupt file beside the model is an error too";
 }
 
-// The predictor shipped in data/ (made by scripts/fit-stats-predictor's fit, data/README.md) is compact, was
+// The predictor shipped in data/ (made by kokoro-stats-fit --storage f16, data/README.md) is compact, was
 // fitted for the converted kokoro-v1_0 model (scripts/fetch-assets + kokoro-convert), and is what slice mode
 // uses when no predictor lies beside the model (the model reached through a link from an empty directory).
 TEST(StatsPredictor, ShippedPredictorFitsTheConvertedModel) {
