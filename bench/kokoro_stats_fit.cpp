@@ -222,7 +222,7 @@ int main(int argc, char** argv) {
   CLI::App app{"kokoro-stats-fit: training data, fit and held-out error of the learned statistics predictor"};
   std::string model, assets, data_path = std::string(KOKORO_SOURCE_DIR) + "/build/stats-data.kokoro", out_path;
   std::string voices = "af_heart,am_michael,bf_emma,af_bella,am_adam,bm_george,af_nicole,bf_isabella,am_puck,af_sky";
-  std::string ridges = "0.03,0.1,0.3,1", ranks = "32,64", precision = "fp32", priors_path;
+  std::string ridges = "0.03,0.1,0.3,1", ranks = "32,64", precision = "fp32", priors_path, storage = "f32";
   int collect = 0, threads = 2;
   unsigned seed = 1;
   double minutes = 0, speed_lo = 0.8, speed_hi = 1.2;
@@ -240,6 +240,9 @@ int main(int argc, char** argv) {
   app.add_flag("--fit", fit, "Fit the predictor on the data, report the held-out errors, write it");
   app.add_option("--ridge", ridges, "Ridge penalties to try (relative), comma-separated")->capture_default_str();
   app.add_option("--rank", ranks, "Ranks to try, comma-separated")->capture_default_str();
+  app.add_option("--storage", storage, "How the file stores the predictor's matrices: f32 or f16 (half the size)")
+      ->check(CLI::IsMember({"f32", "f16"}))
+      ->capture_default_str();
   app.add_option("--out", out_path, "Predictor file (default: <model dir>/<model name>.stats-predictor.kokoro)");
   app.add_option("--priors", priors_path, "af_heart's calibrated priors to compare with (default: models/norm-priors-af_heart.kokoro)");
   app.add_option("--threads", threads, "Eigen threads")->capture_default_str();
@@ -365,13 +368,15 @@ int main(int argc, char** argv) {
     p.info["voices"] = d.voices;
     p.info["segments"] = fit_idx.size();
     p.info["model"] = std::filesystem::path(model_path).filename().string();
-    p.save(out_path);
-    std::printf("\nchosen: ridge %g, rank %d; fitted on %zu segments in %.1f s -> %s (%.2f MB)\n\n", best_opt.ridge,
-                best_opt.rank, fit_idx.size(), fit_s, out_path.c_str(),
+    p.fitted_for = StatsPredictor::model_identity(*ModelFile::open(model_path));
+    p.save(out_path, storage == "f16" ? DType::f16 : DType::f32);
+    std::printf("\nchosen: ridge %g, rank %d; fitted on %zu segments in %.1f s -> %s (%s matrices, %.2f MB)\n\n",
+                best_opt.ridge, best_opt.rank, fit_idx.size(), fit_s, out_path.c_str(), storage.c_str(),
                 std::filesystem::file_size(out_path) / 1048576.0);
 
-    // Held-out errors per layer: predictor, per-voice priors (from the fit segments), and af_heart's calibrated
-    // priors file on the af_heart test segments when it exists.
+    // Held-out errors per layer: the predictor as the file stores it, per-voice priors (from the fit segments),
+    // and af_heart's calibrated priors file on the af_heart test segments when it exists.
+    p = StatsPredictor::load(out_path);
     const std::vector<LayerError> pe = errors_of(p, test);
     const auto priors = voice_priors(d, fit_idx);
     std::vector<LayerError> ve(d.layers.size()), he(d.layers.size()), hp(d.layers.size());
@@ -424,6 +429,9 @@ int main(int argc, char** argv) {
     }
     std::printf("| all layers | | %s | %s | %s | %s |\n", cell(tp).c_str(), cell(tv).c_str(), cell(thp).c_str(),
                 cell(th).c_str());
+    std::printf("\nheld-out test, all layers: predictor %.4f / %.4f (%s matrices, %.2f MB), per-voice priors %.4f / %.4f\n",
+                tp.mean_std / tp.n, tp.inv_std_rel / tp.n, storage.c_str(), std::filesystem::file_size(out_path) / 1048576.0,
+                tv.mean_std / tv.n, tv.inv_std_rel / tv.n);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kokoro-stats-fit: %s\n", e.what());
     return 1;

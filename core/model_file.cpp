@@ -47,25 +47,53 @@ int64_t first_non_finite(const float* f, int64_t n) {
   return -1;
 }
 
+// IEEE binary16 <-> fp32 (GCC's _Float16: F16C instructions where the kernel family has them, else libgcc's
+// conversions; round to nearest even).
+uint16_t f16_bits(float v) {
+  const _Float16 h = static_cast<_Float16>(v);
+  uint16_t b;
+  std::memcpy(&b, &h, sizeof b);
+  return b;
+}
+
+float f16_value(uint16_t b) {
+  _Float16 h;
+  std::memcpy(&h, &b, sizeof h);
+  return static_cast<float>(h);
+}
+
+// Index of the first NaN/Inf among n halves (exponent bits all ones), or -1.
+int64_t first_non_finite_f16(const uint16_t* h, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    if ((h[i] & 0x7c00u) == 0x7c00u) return i;
+  return -1;
+}
+
 // Scans one tensor's bytes read from fd (not through the mapping: nothing stays resident); returns the
 // element index of the first non-finite value or -1.
-int64_t scan_tensor(int fd, uint64_t offset, uint64_t nbytes, std::vector<float>& buf, std::string& io_error) {
+int64_t scan_tensor(int fd, const TensorInfo& t, std::vector<float>& buf, std::string& io_error) {
+  const uint64_t element = dtype_size(t.dtype);
   uint64_t done = 0;
-  while (done < nbytes) {
-    const uint64_t want = std::min<uint64_t>(buf.size() * sizeof(float), nbytes - done);
-    const ssize_t got = ::pread(fd, buf.data(), want, static_cast<off_t>(offset + done));
-    if (got <= 0 || got % sizeof(float) != 0) {
+  while (done < t.nbytes) {
+    const uint64_t want = std::min<uint64_t>(buf.size() * sizeof(float), t.nbytes - done);
+    const ssize_t got = ::pread(fd, buf.data(), want, static_cast<off_t>(t.offset + done));
+    if (got <= 0 || got % element != 0) {
       io_error = got < 0 ? std::strerror(errno) : "short read";
       return -1;
     }
-    const int64_t bad = first_non_finite(buf.data(), got / static_cast<int64_t>(sizeof(float)));
-    if (bad >= 0) return static_cast<int64_t>(done / sizeof(float)) + bad;
+    const int64_t n = got / static_cast<int64_t>(element);
+    const int64_t bad = t.dtype == DType::f16 ? first_non_finite_f16(reinterpret_cast<const uint16_t*>(buf.data()), n)
+                                              : first_non_finite(buf.data(), n);
+    if (bad >= 0) return static_cast<int64_t>(done / element) + bad;
     done += static_cast<uint64_t>(got);
   }
   return -1;
 }
 
 }  // namespace
+
+const char* to_string(DType dtype) { return dtype == DType::f16 ? "f16" : "f32"; }
+size_t dtype_size(DType dtype) { return dtype == DType::f16 ? 2 : 4; }
 
 namespace {
 // Where the prepared forms of this file's weights persist (core/weight_cache.h): named by the file's
@@ -124,7 +152,10 @@ std::shared_ptr<const ModelFile> ModelFile::open(const std::string& path, Finite
     for (const auto& t : m->header_.at("tensors")) {
       TensorInfo info;
       info.name = t.at("name").get<std::string>();
-      if (t.at("dtype").get<std::string>() != "f32")
+      const std::string dtype = t.at("dtype").get<std::string>();
+      if (dtype == "f16")
+        info.dtype = DType::f16;
+      else if (dtype != "f32")
         throw fail("tensor " + info.name + ": dtype " + t.at("dtype").dump() + " is not supported");
       info.shape = t.at("shape").get<Shape>();
       info.offset = t.at("offset").get<uint64_t>();
@@ -139,7 +170,7 @@ std::shared_ptr<const ModelFile> ModelFile::open(const std::string& path, Finite
   for (const TensorInfo& t : m->tensors_) {
     for (int64_t d : t.shape)
       if (d < 0) throw fail("tensor " + t.name + ": negative dimension in " + shape_to_string(t.shape));
-    if (t.nbytes != static_cast<uint64_t>(shape_numel(t.shape)) * sizeof(float))
+    if (t.nbytes != static_cast<uint64_t>(shape_numel(t.shape)) * dtype_size(t.dtype))
       throw fail("tensor " + t.name + ": " + std::to_string(t.nbytes) + " bytes do not match shape " +
                  shape_to_string(t.shape));
     if (t.offset % kModelAlignment != 0 || t.offset < data_start)
@@ -158,7 +189,7 @@ std::shared_ptr<const ModelFile> ModelFile::open(const std::string& path, Finite
     std::vector<float> buf(1 << 20);
     for (const TensorInfo& t : m->tensors_) {
       std::string io_error;
-      const int64_t bad = scan_tensor(fd, t.offset, t.nbytes, buf, io_error);
+      const int64_t bad = scan_tensor(fd, t, buf, io_error);
       if (!io_error.empty()) throw fail("tensor " + t.name + ": read failed: " + io_error);
       if (bad >= 0) throw fail("tensor " + t.name + ": non-finite value at element " + std::to_string(bad));
     }
@@ -189,7 +220,27 @@ TensorView ModelFile::get(const std::string& name) const {
   auto it = index_.find(name);
   if (it == index_.end()) throw Error("model file " + path_ + ": missing tensor " + name);
   const TensorInfo& t = tensors_[it->second];
+  if (t.dtype != DType::f32)
+    throw Error("model file " + path_ + ": tensor " + name + " is stored as " + to_string(t.dtype) + ", not f32");
   return TensorView{reinterpret_cast<const float*>(base_ + t.offset), t.shape};
+}
+
+std::vector<float> ModelFile::get_floats(const std::string& name, const Shape& expected) const {
+  auto it = index_.find(name);
+  if (it == index_.end()) throw Error("model file " + path_ + ": missing tensor " + name);
+  const TensorInfo& t = tensors_[it->second];
+  if (t.shape != expected)
+    throw Error("model file " + path_ + ": tensor " + name + " has shape " + shape_to_string(t.shape) + ", expected " +
+                shape_to_string(expected));
+  const int64_t n = shape_numel(t.shape);
+  std::vector<float> out(n);
+  if (t.dtype == DType::f32) {
+    std::memcpy(out.data(), base_ + t.offset, n * sizeof(float));
+  } else {
+    const auto* h = reinterpret_cast<const uint16_t*>(base_ + t.offset);  // 64-byte aligned offset
+    for (int64_t i = 0; i < n; ++i) out[i] = f16_value(h[i]);
+  }
+  return out;
 }
 
 TensorView ModelFile::get(const std::string& name, const Shape& expected) const {
@@ -200,14 +251,27 @@ TensorView ModelFile::get(const std::string& name, const Shape& expected) const 
   return v;
 }
 
-void ModelWriter::add(const std::string& name, const Shape& shape, const float* data) {
+void ModelWriter::add(const std::string& name, const Shape& shape, const float* data, DType dtype) {
   if (has(name)) throw Error("duplicate tensor " + name);
   const int64_t n = shape_numel(shape);
   for (int64_t i = 0; i < n; ++i)
     if (!std::isfinite(data[i])) throw Error("tensor " + name + ": non-finite value at element " + std::to_string(i));
+  std::vector<uint8_t> bytes(n * dtype_size(dtype));
+  if (dtype == DType::f32) {
+    std::memcpy(bytes.data(), data, bytes.size());
+  } else {
+    auto* h = reinterpret_cast<uint16_t*>(bytes.data());
+    for (int64_t i = 0; i < n; ++i) {
+      h[i] = f16_bits(data[i]);
+      if ((h[i] & 0x7c00u) == 0x7c00u)
+        throw Error("tensor " + name + ": value " + std::to_string(data[i]) + " at element " + std::to_string(i) +
+                    " is beyond f16's range");
+    }
+  }
   names_.push_back(name);
   shapes_.push_back(shape);
-  data_.emplace_back(data, data + n);
+  dtypes_.push_back(dtype);
+  data_.push_back(std::move(bytes));
 }
 
 bool ModelWriter::has(const std::string& name) const {
@@ -221,8 +285,8 @@ void ModelWriter::write(const std::string& path) const {
   // then pad the header JSON with spaces up to that size.
   nlohmann::json tensors = nlohmann::json::array();
   for (size_t i = 0; i < names_.size(); ++i)
-    tensors.push_back({{"name", names_[i]}, {"dtype", "f32"}, {"shape", shapes_[i]}, {"offset", 0},
-                       {"nbytes", data_[i].size() * sizeof(float)}});
+    tensors.push_back({{"name", names_[i]}, {"dtype", to_string(dtypes_[i])}, {"shape", shapes_[i]}, {"offset", 0},
+                       {"nbytes", data_[i].size()}});
   nlohmann::json header = {{"config", config_}, {"tensors", tensors}, {"source", source_},
                            {"converter", "kokoro-convert 1"}};
   // Offsets are at most 20 digits; reserve room for every one of them.
@@ -230,7 +294,7 @@ void ModelWriter::write(const std::string& path) const {
   uint64_t offset = align_up(kPrefixSize + header_budget);
   for (size_t i = 0; i < names_.size(); ++i) {
     header["tensors"][i]["offset"] = offset;
-    offset = align_up(offset + data_[i].size() * sizeof(float));
+    offset = align_up(offset + data_[i].size());
   }
   std::string text = header.dump();
   if (text.size() > header_budget) throw Error("internal error: model header exceeds its budget");
@@ -252,9 +316,8 @@ void ModelWriter::write(const std::string& path) const {
     for (size_t i = 0; i < names_.size(); ++i) {
       const uint64_t at = header["tensors"][i]["offset"].get<uint64_t>();
       out.write(zeros.data(), static_cast<std::streamsize>(at - pos));
-      out.write(reinterpret_cast<const char*>(data_[i].data()),
-                static_cast<std::streamsize>(data_[i].size() * sizeof(float)));
-      pos = at + data_[i].size() * sizeof(float);
+      out.write(reinterpret_cast<const char*>(data_[i].data()), static_cast<std::streamsize>(data_[i].size()));
+      pos = at + data_[i].size();
     }
     if (!out.flush()) throw Error("write failed: " + tmp);
   }

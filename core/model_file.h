@@ -10,7 +10,8 @@
 //
 // "config" is the model's config.json (hyper-parameters and phoneme vocab). Tensor names are the official
 // KModel state-dict names (e.g. "decoder.generator.ups.0.weight") with weight norm already folded into
-// ".weight". Only dtype "f32" exists in version 1. docs/model-format.md describes it for other readers.
+// ".weight". Tensors are "f32"; small data files may also store "f16" (IEEE half, read as fp32 copies with
+// get_floats; the converted models never do). docs/model-format.md describes it for other readers.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <cstdint>
@@ -27,8 +28,15 @@ inline constexpr char kModelMagic[8] = {'K', 'O', 'K', 'O', 'R', 'O', 'R', 'T'};
 inline constexpr uint32_t kModelVersion = 1;
 inline constexpr uint64_t kModelAlignment = 64;
 
+// How a tensor's elements are stored. f16 (IEEE binary16) halves a file whose precision needs are modest
+// (the statistics predictor); the engine reads it as fp32 copies (ModelFile::get_floats).
+enum class DType { f32, f16 };
+const char* to_string(DType dtype);
+size_t dtype_size(DType dtype);
+
 struct TensorInfo {
   std::string name;
+  DType dtype = DType::f32;
   Shape shape;
   uint64_t offset = 0;  // absolute, in bytes
   uint64_t nbytes = 0;
@@ -72,9 +80,12 @@ class ModelFile {
   bool has(const std::string& name) const { return index_.count(name) != 0; }
   uint64_t file_size() const { return size_; }
 
-  // The named weight, checked against the shape the engine expects; throws naming file and tensor.
+  // The named weight, checked against the shape the engine expects; throws naming file and tensor (also for
+  // a tensor not stored as f32: those are read with get_floats).
   TensorView get(const std::string& name, const Shape& expected) const;
   TensorView get(const std::string& name) const;
+  // The named tensor as fp32 values, whatever its dtype (a copy), checked against the expected shape.
+  std::vector<float> get_floats(const std::string& name, const Shape& expected) const;
 
  private:
   ModelFile() = default;
@@ -93,8 +104,9 @@ class ModelWriter {
  public:
   explicit ModelWriter(nlohmann::json config) : config_(std::move(config)) {}
   void set_source(std::string source) { source_ = std::move(source); }
-  // Copies the data. Rejects duplicate names and non-finite values (naming the tensor).
-  void add(const std::string& name, const Shape& shape, const float* data);
+  // Copies the data, stored as `dtype` (f16: rounded to nearest). Rejects duplicate names, non-finite values
+  // and values beyond the dtype's range (naming the tensor).
+  void add(const std::string& name, const Shape& shape, const float* data, DType dtype = DType::f32);
   void add(const std::string& name, const Tensor& t) { add(name, t.shape(), t.data()); }
   bool has(const std::string& name) const;
   size_t size() const { return names_.size(); }
@@ -106,7 +118,8 @@ class ModelWriter {
   std::string source_;
   std::vector<std::string> names_;
   std::vector<Shape> shapes_;
-  std::vector<std::vector<float>> data_;
+  std::vector<DType> dtypes_;
+  std::vector<std::vector<uint8_t>> data_;  // the stored bytes
 };
 
 }  // namespace kokoro

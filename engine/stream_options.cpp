@@ -2,9 +2,14 @@
 // use (a voice's calibrated priors for stream mode, the model's statistics predictor for slice mode).
 #include "engine/stream_options.h"
 
+#include <spdlog/spdlog.h>
+
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
+#include <set>
 
+#include "core/assets.h"
 #include "core/error.h"
 
 namespace kokoro {
@@ -34,25 +39,65 @@ std::string stats_predictor_path(const std::string& model_path) {
   return (p.parent_path() / (p.stem().string() + ".stats-predictor.kokoro")).string();
 }
 
-StreamOptions recommended_slice_options(const ModelFile& model, std::string* note) {
+std::vector<std::string> shipped_stats_predictor_paths() {
+  const std::string name = "kokoro-v1_0.stats-predictor.kokoro";
+  std::vector<std::string> out;
+  for (const std::string& d : installed_data_dirs()) out.push_back(d + "/data/" + name);
+  out.push_back(std::string(KOKORO_SOURCE_DIR) + "/data/" + name);
+  return out;
+}
+
+namespace {
+
+// Each skipped file's warning once per process (the C API asks at every kokoro_speak).
+void warn_once(const std::string& message) {
+  static std::mutex mutex;
+  static std::set<std::string> warned;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (warned.insert(message).second) spdlog::warn("{}", message);
+}
+
+StreamOptions with_predictor(std::shared_ptr<const StatsPredictor> predictor) {
   StreamOptions o;
+  o.slice.predictor = std::move(predictor);
+  o.slice.predictor_subtract = 1.0;  // the predicted whole-segment statistics (docs/streaming.md: best LSD)
+  return o;
+}
+
+}  // namespace
+
+StreamOptions recommended_slice_options(const ModelFile& model, std::string* note) {
   const char* env = std::getenv("KOKORO_SLICE_PREDICTOR");
   const std::string chosen = env && *env ? env : "";
   if (chosen == "none") {
     if (note) *note = "slice statistics: pooled (KOKORO_SLICE_PREDICTOR=none)";
-    return o;
+    return StreamOptions{};
   }
-  const std::string path = chosen.empty() ? stats_predictor_path(model.path()) : chosen;
-  if (chosen.empty() && !std::filesystem::exists(path)) {
-    if (note)
-      *note = "slice statistics: pooled (no statistics predictor at " + path +
-              "; scripts/fit-stats-predictor makes it, docs/streaming.md)";
-    return o;
+  if (!chosen.empty()) {  // named explicitly: anything wrong with it is an error, never a silent fallback
+    auto p = std::make_shared<const StatsPredictor>(StatsPredictor::load(chosen, &model));
+    if (note) *note = "slice statistics: predictor " + chosen + " (KOKORO_SLICE_PREDICTOR)";
+    return with_predictor(std::move(p));
   }
-  o.slice.predictor = std::make_shared<const StatsPredictor>(StatsPredictor::load(path, &model));
-  o.slice.predictor_subtract = 1.0;  // the predicted whole-segment statistics (docs/streaming.md: best LSD)
-  if (note) *note = "slice statistics: predictor " + path;
-  return o;
+  std::vector<std::string> candidates = {stats_predictor_path(model.path())};
+  for (const std::string& s : shipped_stats_predictor_paths()) candidates.push_back(s);
+  std::string skipped;
+  for (const std::string& path : candidates) {
+    if (!std::filesystem::exists(path)) continue;
+    auto p = std::make_shared<StatsPredictor>(StatsPredictor::load(path));
+    const std::string why = p->mismatch(model);
+    if (!why.empty()) {
+      warn_once("statistics predictor " + path + " not used: " + why);
+      skipped += (skipped.empty() ? "" : "; ") + path + " is for another model";
+      continue;
+    }
+    if (note) *note = "slice statistics: predictor " + path;
+    return with_predictor(std::move(p));
+  }
+  if (note)
+    *note = "slice statistics: pooled (" +
+            (skipped.empty() ? "no statistics predictor at " + candidates.front() : skipped) +
+            "; scripts/fit-stats-predictor makes one for this model, docs/streaming.md)";
+  return StreamOptions{};
 }
 
 StreamOptions recommended_stream_options(const std::string& voice_name, std::string* note) {

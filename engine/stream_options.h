@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/slice_planner.h"
 #include "vocoder/slice_vocoder.h"
@@ -89,11 +90,15 @@ StreamOptions recommended_stream_options(const std::string& voice_name, std::str
 // Where kokoro-stats-fit writes a model's learned statistics predictor: beside the model file,
 // <dir>/<stem>.stats-predictor.kokoro (models/kokoro-v1_0.stats-predictor.kokoro).
 std::string stats_predictor_path(const std::string& model_path);
-// The slice settings docs/streaming.md recommends: the model's statistics predictor standing in for the
-// columns a slice has not computed (whole-segment statistics, predictor_subtract 1) when its file exists,
-// else pooled statistics alone. KOKORO_SLICE_PREDICTOR=<file> names another file (a missing or corrupt one
-// is an error), =none turns the predictor off. Throws kokoro::Error for a corrupt or foreign file. `note`
-// (optional) says which and why.
+// The predictor shipped with the engine for kokoro-v1_0 (data/kokoro-v1_0.stats-predictor.kokoro, installed
+// to <data>/data/; core/assets.h): the installed copies, then the source tree's; existing or not.
+std::vector<std::string> shipped_stats_predictor_paths();
+// The slice settings docs/streaming.md recommends: a statistics predictor standing in for the columns a
+// slice has not computed (whole-segment statistics, predictor_subtract 1), else pooled statistics alone.
+// Which predictor: KOKORO_SLICE_PREDICTOR=<file> (missing, corrupt or made for another model: an error;
+// =none turns the predictor off), else the first of the file beside the model (a user's own fit) and the
+// shipped one that was fitted for this model (StatsPredictor::mismatch); one that was not is skipped with a
+// warning (logged once per file). Throws kokoro::Error for a corrupt file. `note` (optional) says which and why.
 StreamOptions recommended_slice_options(const ModelFile& model, std::string* note = nullptr);
 
 }  // namespace kokoro

@@ -23,7 +23,8 @@ pc=$(find "$prefix" -name kokoro.pc | head -1)
 [ -n "$pc" ] || fail "no kokoro.pc installed"
 lib=$(cd "$(dirname "$pc")/.." && pwd)
 for f in "$prefix/include/kokoro.h" "$lib/libkokoro.a" "$lib/cmake/kokoro/kokoroConfig.cmake" \
-         "$prefix/bin/kokoro-say" "$prefix/bin/kokoro-fetch-model" "$prefix/share/kokoro-rt/assets/config.json"; do
+         "$prefix/bin/kokoro-say" "$prefix/bin/kokoro-fetch-model" "$prefix/share/kokoro-rt/assets/config.json" \
+         "$prefix/share/kokoro-rt/data/kokoro-v1_0.stats-predictor.kokoro"; do
   [ -e "$f" ] || fail "$f not installed"
 done
 soname=$(readelf -d "$lib/libkokoro.so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
@@ -56,6 +57,8 @@ grep -q "installed" "$tmp/words.txt" || fail "no word event for 'installed': $(c
 env -u KOKORO_MODEL -u KOKORO_ASSETS "$prefix/bin/kokoro-say" -v -q -o "$tmp/say.wav" "Installed." > "$tmp/say.log" 2>&1 ||
   fail "installed kokoro-say: $(cat "$tmp/say.log")"
 grep -q "$prefix/share/kokoro-rt/assets" "$tmp/say.log" || fail "installed kokoro-say did not use the installed assets"
+grep -q "slice statistics: predictor $prefix/share/kokoro-rt/data/kokoro-v1_0.stats-predictor.kokoro" "$tmp/say.log" ||
+  fail "installed kokoro-say did not use the installed statistics predictor: $(grep 'slice statistics' "$tmp/say.log")"
 check_wav "$tmp/say.wav" 0.3
 
 # The issue's acceptance run, built like an outside user would: tests/test_capi.c (open with defaults, a

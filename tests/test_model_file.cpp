@@ -144,6 +144,78 @@ TEST(ModelFile, WriterRejectsNaNAndDuplicates) {
   EXPECT_THROW(w.add("y", {2}, bad), Error);
 }
 
+// f16 tensors (small data files such as the statistics predictor): stored rounded to nearest, read back as fp32
+// copies with get_floats (get refuses them: they are not fp32 in place), checked at open like f32 ones.
+TEST(ModelFile, F16TensorsRoundTripToNearestAndAreCheckedAtOpen) {
+  test::TempDir dir;
+  ModelWriter w(tiny_config());
+  const std::vector<float> v = {0.0f, 1.0f, -2.5f, 1.0f / 3.0f, 1e-3f, 60000.0f, -1e-6f};
+  const int64_t n = static_cast<int64_t>(v.size());
+  w.add("half", {n}, v.data(), DType::f16);
+  w.add("full", {n}, v.data());
+  const std::string path = dir.file("half.kokoro");
+  w.write(path);
+  const auto m = ModelFile::open(path);
+  ASSERT_EQ(m->tensors().size(), 2u);
+  EXPECT_EQ(m->tensors()[0].dtype, DType::f16);
+  EXPECT_EQ(m->tensors()[0].nbytes, static_cast<uint64_t>(2 * n));
+  const std::vector<float> h = m->get_floats("half", {n});
+  EXPECT_EQ(h[0], 0.0f);
+  EXPECT_EQ(h[1], 1.0f);
+  EXPECT_EQ(h[2], -2.5f);
+  EXPECT_EQ(h[3], 0.333251953125f);  // 1/3 to the nearest binary16: 1365 / 4096
+  EXPECT_EQ(h[5], 60000.0f);
+  for (int64_t i = 0; i < n; ++i)  // relative 2^-11 for normal halves, absolute 2^-25 below them
+    EXPECT_NEAR(h[i], v[i], std::abs(v[i]) / 2048.0f + 3e-8f) << "element " << i;
+  EXPECT_EQ(m->get_floats("full", {n}), v);
+  try {
+    m->get("half");
+    ADD_FAILURE() << "an f16 tensor was handed out as fp32";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("f16"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(m->get_floats("half", {n + 1}), Error);
+  EXPECT_THROW(m->get_floats("missing", {n}), Error);
+
+  // Damage: a NaN half, a byte count that is not the shape's, truncation at every length.
+  auto bytes = test::read_bytes(path);
+  const uint64_t at = m->tensors()[0].offset;
+  auto nan = bytes;
+  nan[at + 2] = 0x00;
+  nan[at + 3] = 0x7e;  // element 1: 0x7e00, a quiet NaN
+  const std::string bad = dir.file("nan.kokoro");
+  test::write_bytes(bad, nan);
+  const std::string msg = expect_error(bad);
+  EXPECT_NE(msg.find("half"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("non-finite value at element 1"), std::string::npos) << msg;
+  std::string text(bytes.begin(), bytes.end());
+  const size_t dtype_at = text.find("\"f16\"");
+  ASSERT_NE(dtype_at, std::string::npos);
+  auto relabelled = bytes;  // the half tensor's header says f32: its bytes no longer match its shape
+  relabelled[dtype_at + 2] = '3';
+  relabelled[dtype_at + 3] = '2';
+  const std::string f32 = dir.file("relabelled.kokoro");
+  test::write_bytes(f32, relabelled);
+  EXPECT_NE(expect_error(f32).find("do not match shape"), std::string::npos);
+  for (size_t len : {size_t{40}, static_cast<size_t>(at + 3), bytes.size() - 1}) {
+    const std::string cut = dir.file("cut.kokoro");
+    test::write_bytes(cut, std::vector<char>(bytes.begin(), bytes.begin() + len));
+    EXPECT_NE(expect_error(cut).find(cut), std::string::npos);
+  }
+}
+
+TEST(ModelFile, WriterRejectsValuesBeyondF16) {
+  ModelWriter w(tiny_config());
+  const float big[2] = {1.0f, 70000.0f};  // binary16's largest finite value is 65504
+  try {
+    w.add("x", {2}, big, DType::f16);
+    ADD_FAILURE() << "70000 was stored as f16";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("beyond f16"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(w.add("x", {2}, big));  // f32 holds it
+}
+
 TEST(ModelFile, MissingFileAndDirectory) {
   test::TempDir dir;
   EXPECT_NE(expect_error(dir.file("absent.kokoro")).find("cannot open"), std::string::npos);

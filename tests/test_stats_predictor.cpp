@@ -1,5 +1,6 @@
-// The learned statistics predictor (vocoder/stats_predictor.h) without the model: the fit on generated data,
-// the file's round trip, and clear errors for missing, corrupt, truncated and foreign files.
+// The learned statistics predictor (vocoder/stats_predictor.h): the fit on generated data, the file's round trip
+// (f32 and f16), clear errors for missing, corrupt, truncated and foreign files, the model identity, the
+// slice settings' lookup (engine/stream_options.h) and, with the converted model, the shipped predictor.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,6 +9,7 @@
 #include <random>
 #include <unistd.h>
 
+#include "core/assets.h"
 #include "core/error.h"
 #include "engine/stream_options.h"
 #include "vocoder/stats_predictor.h"
@@ -110,6 +112,44 @@ TEST(StatsPredictor, FileRoundTripsExactly) {
   for (int64_t i = 0; i < 3; ++i) EXPECT_EQ(q.predict_targets(row(F, i)), p.predict_targets(row(F, i)));
 }
 
+// The shipped form: matrices in f16 (to nearest), vectors exact; predictions within the matrices' rounding.
+TEST(StatsPredictor, FileWithF16MatricesRoundTripsToHalfPrecision) {
+  const StatsPredictor p = fitted();
+  const std::string full = temp_path("full.kokoro"), half = temp_path("half.kokoro");
+  p.save(full);
+  p.save(half, DType::f16);
+  EXPECT_LT(std::filesystem::file_size(half), std::filesystem::file_size(full));
+  const StatsPredictor q = StatsPredictor::load(half);
+  EXPECT_EQ(q.feature_mean, p.feature_mean);
+  EXPECT_EQ(q.feature_scale, p.feature_scale);
+  EXPECT_EQ(q.offset, p.offset);
+  ASSERT_EQ(q.latent.rows(), p.latent.rows());
+  ASSERT_EQ(q.weight.cols(), p.weight.cols());
+  EXPECT_NE(q.latent, p.latent) << "stored in f16, so rounded";
+  for (int64_t i = 0; i < p.latent.size(); ++i)
+    EXPECT_NEAR(q.latent.data()[i], p.latent.data()[i], std::abs(p.latent.data()[i]) / 2048.0f + 3e-8f);
+  for (int64_t i = 0; i < p.weight.size(); ++i)
+    EXPECT_NEAR(q.weight.data()[i], p.weight.data()[i], std::abs(p.weight.data()[i]) / 2048.0f + 3e-8f);
+  Eigen::MatrixXf F, Y;
+  linear_data(3, 12, 4, F, Y);
+  for (int64_t i = 0; i < 3; ++i) {
+    const Eigen::VectorXf a = p.predict_targets(row(F, i)), b = q.predict_targets(row(F, i));
+    EXPECT_LT((a - b).cwiseAbs().maxCoeff(), 1e-2f * (1.0f + a.cwiseAbs().maxCoeff())) << "segment " << i;
+  }
+  // Damaged f16 files are errors naming the path, like f32 ones.
+  const auto size = std::filesystem::file_size(half);
+  std::string bytes(size, '\0');
+  std::ifstream(half, std::ios::binary).read(bytes.data(), static_cast<std::streamsize>(size));
+  const std::string truncated = temp_path("half-truncated.kokoro");
+  std::ofstream(truncated, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(size - 10));
+  try {
+    StatsPredictor::load(truncated);
+    ADD_FAILURE() << "a truncated f16 predictor was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(truncated), std::string::npos) << e.what();
+  }
+}
+
 TEST(StatsPredictor, MissingCorruptAndTruncatedFilesAreErrorsNamingThePath) {
   auto expect_error = [](const std::string& path, const std::string& also) {
     try {
@@ -184,6 +224,56 @@ TEST(StatsPredictor, FilesOfAnotherKindLayoutOrModelAreRefused) {
   EXPECT_NO_THROW(StatsPredictor::load(predictor, ModelFile::open(model2).get()));
 }
 
+namespace {
+
+// A tiny "model" with kLayers' generator AdaIN style projections; `bias` fills their fc.bias.
+std::string write_tiny_model(const std::string& path, float bias) {
+  ModelWriter m(nlohmann::json{{"kind", "test-model"}});
+  std::vector<float> fc(2 * 5 * 4, 0.25f), b(2 * 5, bias);
+  m.add("decoder.generator.a.adain1.0.fc.weight", {6, 4}, fc.data());
+  m.add("decoder.generator.a.adain1.0.fc.bias", {6}, b.data());
+  m.add("decoder.generator.b.adain2.1.fc.weight", {10, 4}, fc.data());
+  m.add("decoder.generator.b.adain2.1.fc.bias", {10}, b.data());
+  m.write(path);
+  return path;
+}
+
+}  // namespace
+
+// The identity follows the weights, not the file: the same weights written twice match, other weights do
+// not, and a predictor fitted for one model is refused for the other (load with the model) or reported
+// (mismatch). A predictor without an identity (made before identities) is checked by its layers only.
+TEST(StatsPredictor, ModelIdentityTiesAPredictorToItsModel) {
+  const auto a = ModelFile::open(write_tiny_model(temp_path("id-a.kokoro"), 0.5f));
+  const auto a2 = ModelFile::open(write_tiny_model(temp_path("id-a2.kokoro"), 0.5f));
+  const auto b = ModelFile::open(write_tiny_model(temp_path("id-b.kokoro"), 0.75f));
+  const std::string ida = StatsPredictor::model_identity(*a);
+  EXPECT_EQ(ida, StatsPredictor::model_identity(*a2));
+  EXPECT_NE(ida, StatsPredictor::model_identity(*b));
+  EXPECT_EQ(ida.rfind("v1:", 0), 0u) << ida;
+
+  StatsPredictor p = fitted();
+  p.fitted_for = ida;
+  const std::string path = temp_path("for-a.kokoro");
+  p.save(path, DType::f16);
+  EXPECT_EQ(StatsPredictor::load(path).fitted_for, ida);
+  EXPECT_NO_THROW(StatsPredictor::load(path, a2.get()));
+  EXPECT_EQ(StatsPredictor::load(path).mismatch(*a), "");
+  const std::string why = StatsPredictor::load(path).mismatch(*b);
+  EXPECT_NE(why.find("another model"), std::string::npos) << why;
+  try {
+    StatsPredictor::load(path, b.get());
+    ADD_FAILURE() << "a predictor for another model was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("another model"), std::string::npos) << e.what();
+  }
+  const std::string old = temp_path("no-identity.kokoro");
+  fitted().save(old);
+  EXPECT_EQ(StatsPredictor::load(old).fitted_for, "");
+  EXPECT_NO_THROW(StatsPredictor::load(old, b.get()));
+}
+
 TEST(StatsPredictor, FeaturesHaveTheDocumentedLayout) {
   Tensor x({2, 4});
   const float xv[8] = {1, 2, 3, 6, -1, -1, -1, -1};
@@ -203,31 +293,45 @@ TEST(StatsPredictor, FeaturesHaveTheDocumentedLayout) {
   EXPECT_FLOAT_EQ(f[14], std::log(4.0f));         // log T
 }
 
-// The apps' slice settings (engine/stream_options.h): the predictor beside the model when there is one,
-// pooled statistics when there is none, KOKORO_SLICE_PREDICTOR to name another file or turn it off, and a
-// corrupt or missing named file is an error, never a silent fallback.
+// The apps' slice settings (engine/stream_options.h): the predictor beside the model when there is one and it
+// was fitted for the model, pooled statistics when there is none (the shipped one is for kokoro-v1_0, not this
+// tiny model: skipped), KOKORO_SLICE_PREDICTOR to name another file or turn it off, and a corrupt, missing or
+// foreign named file is an error, never a silent fallback.
 TEST(StatsPredictor, SliceSettingsFindThePredictorBesideTheModel) {
   const auto dir = std::filesystem::path(temp_path("beside")) ;
   std::filesystem::create_directories(dir);
-  const std::string model_path = (dir / "tiny-model.kokoro").string();
-  ModelWriter m(nlohmann::json{{"kind", "test-model"}});
-  std::vector<float> fc(2 * 5 * 4, 0.0f);
-  m.add("decoder.generator.a.adain1.0.fc.weight", {6, 4}, fc.data());
-  m.add("decoder.generator.b.adain2.1.fc.weight", {10, 4}, fc.data());
-  m.write(model_path);
+  const std::string model_path = write_tiny_model((dir / "tiny-model.kokoro").string(), 0.5f);
   const auto model = ModelFile::open(model_path);
   ::unsetenv("KOKORO_SLICE_PREDICTOR");
   EXPECT_EQ(stats_predictor_path(model_path), (dir / "tiny-model.stats-predictor.kokoro").string());
+  std::filesystem::remove(stats_predictor_path(model_path));
 
   std::string note;
   EXPECT_EQ(recommended_slice_options(*model, &note).slice.predictor, nullptr) << "no file: pooled statistics";
   EXPECT_NE(note.find("pooled"), std::string::npos) << note;
 
-  fitted().save(stats_predictor_path(model_path));
+  StatsPredictor p = fitted();
+  p.fitted_for = StatsPredictor::model_identity(*model);
+  p.save(stats_predictor_path(model_path), DType::f16);
   const StreamOptions with = recommended_slice_options(*model, &note);
   ASSERT_NE(with.slice.predictor, nullptr) << note;
   EXPECT_EQ(with.slice.predictor_subtract, 1.0);
   EXPECT_NE(note.find(stats_predictor_path(model_path)), std::string::npos) << note;
+
+  // Beside the model but fitted for another: skipped (a warning), pooled statistics.
+  p.fitted_for = "v1:0123456789abcdef";
+  p.save(stats_predictor_path(model_path), DType::f16);
+  EXPECT_EQ(recommended_slice_options(*model, &note).slice.predictor, nullptr) << note;
+  EXPECT_NE(note.find("pooled"), std::string::npos) << note;
+  EXPECT_NE(note.find(stats_predictor_path(model_path) + " is for another model"), std::string::npos) << note;
+  // Named explicitly: an error.
+  ::setenv("KOKORO_SLICE_PREDICTOR", stats_predictor_path(model_path).c_str(), 1);
+  try {
+    recommended_slice_options(*model);
+    ADD_FAILURE() << "a named predictor for another model was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("another model"), std::string::npos) << e.what();
+  }
 
   ::setenv("KOKORO_SLICE_PREDICTOR", "none", 1);
   EXPECT_EQ(recommended_slice_options(*model).slice.predictor, nullptr);
@@ -244,4 +348,44 @@ TEST(StatsPredictor, SliceSettingsFindThePredictorBesideTheModel) {
   ::setenv("KOKORO_SLICE_PREDICTOR", corrupt.c_str(), 1);
   EXPECT_THROW(recommended_slice_options(*model), Error);
   ::unsetenv("KOKORO_SLICE_PREDICTOR");
+  std::filesystem::copy_file(corrupt, stats_predictor_path(model_path), std::filesystem::copy_options::overwrite_existing);
+  EXPECT_THROW(recommended_slice_options(*model), Error) << "a corrupt file beside the model is an error too";
+}
+
+// The predictor shipped in data/ (made by kokoro-stats-fit --storage f16, data/README.md) is compact, was
+// fitted for the converted kokoro-v1_0 model (scripts/fetch-assets + kokoro-convert), and is what slice mode
+// uses when no predictor lies beside the model (the model reached through a link from an empty directory).
+TEST(StatsPredictor, ShippedPredictorFitsTheConvertedModel) {
+  const std::vector<std::string> shipped = shipped_stats_predictor_paths();
+  ASSERT_FALSE(shipped.empty());
+  const std::string source_copy = shipped.back();
+  EXPECT_EQ(source_copy, std::string(KOKORO_SOURCE_DIR) + "/data/kokoro-v1_0.stats-predictor.kokoro");
+  ASSERT_TRUE(std::filesystem::exists(source_copy)) << source_copy;
+  EXPECT_LE(std::filesystem::file_size(source_copy), 2u << 20);
+  const StatsPredictor p = StatsPredictor::load(source_copy);
+  EXPECT_FALSE(p.fitted_for.empty());
+  for (const TensorInfo& t : ModelFile::open(source_copy)->tensors())
+    EXPECT_EQ(t.dtype, t.shape.size() == 2 ? DType::f16 : DType::f32) << t.name;
+
+  const std::string model_path = default_model_path();
+  ASSERT_TRUE(std::filesystem::exists(model_path))
+      << model_path << " is missing: run scripts/fetch-assets (after building kokoro-convert) or set KOKORO_MODEL";
+  const auto model = ModelFile::open(model_path, ModelFile::FiniteCheck::never);
+  EXPECT_EQ(p.mismatch(*model), "") << "the shipped predictor is not for " << model_path << ": refit it";
+
+  const auto dir = std::filesystem::path(temp_path("linked"));
+  std::filesystem::create_directories(dir);
+  const std::string link = (dir / "kokoro-v1_0.kokoro").string();
+  std::filesystem::remove(link);
+  std::filesystem::create_symlink(std::filesystem::absolute(model_path), link);
+  const auto linked = ModelFile::open(link, ModelFile::FiniteCheck::never);
+  ::unsetenv("KOKORO_SLICE_PREDICTOR");
+  std::string note;
+  const StreamOptions o = recommended_slice_options(*linked, &note);
+  ASSERT_NE(o.slice.predictor, nullptr) << note;
+  std::string first;  // the installed copy, or in a build tree the source tree's
+  for (const std::string& s : shipped)
+    if (first.empty() && std::filesystem::exists(s)) first = s;
+  EXPECT_EQ(o.slice.predictor->path, first) << note;
+  EXPECT_NE(note.find("predictor " + first), std::string::npos) << note;
 }

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "core/error.h"
+#include "core/weight_cache.h"
 
 namespace kokoro {
 
@@ -184,26 +186,27 @@ std::vector<StatsLayerShape> StatsPredictor::generator_layers(const ModelFile& m
   return out;
 }
 
-void StatsPredictor::save(const std::string& file) const {
+void StatsPredictor::save(const std::string& file, DType matrices) const {
   nlohmann::json layer_list = nlohmann::json::array();
   for (const StatsLayerShape& l : layers) layer_list.push_back({{"name", l.name}, {"channels", l.channels}});
   nlohmann::json cfg = {{"kind", kStatsPredictorKind},       {"version", kStatsPredictorVersion},
                         {"feature_layout", kStatsFeatureLayout}, {"feature_dim", feature_dim()},
                         {"rank", rank()},                      {"layers", layer_list},
                         {"fit", info}};
+  if (!fitted_for.empty()) cfg["model_identity"] = fitted_for;
   ModelWriter w(cfg);
   w.set_source("kokoro-stats-fit");
   const int64_t D = feature_dim(), r = rank();
   w.add("features.mean", {D}, feature_mean.data());
   w.add("features.scale", {D}, feature_scale.data());
-  w.add("latent.weight", {D, r}, latent.data());
+  w.add("latent.weight", {D, r}, latent.data(), matrices);
   int64_t at = 0;
   for (const StatsLayerShape& l : layers) {
     const int64_t C = l.channels;
     w.add(l.name + ".mean.offset", {C}, offset.data() + at);
-    w.add(l.name + ".mean.weight", {C, r}, weight.data() + at * r);
+    w.add(l.name + ".mean.weight", {C, r}, weight.data() + at * r, matrices);
     w.add(l.name + ".logvar.offset", {C}, offset.data() + at + C);
-    w.add(l.name + ".logvar.weight", {C, r}, weight.data() + (at + C) * r);
+    w.add(l.name + ".logvar.weight", {C, r}, weight.data() + (at + C) * r, matrices);
     at += 2 * C;
   }
   w.write(file);
@@ -232,10 +235,12 @@ StatsPredictor StatsPredictor::load(const std::string& file, const ModelFile* mo
     for (const auto& l : cfg.at("layers")) p.layers.push_back({l.at("name").get<std::string>(), l.at("channels").get<int64_t>()});
     if (p.layers.empty()) throw Error("no layers");
     p.info = cfg.value("fit", nlohmann::json::object());
-    const TensorView fm = f->get("features.mean", {D}), fs = f->get("features.scale", {D}), lw = f->get("latent.weight", {D, r});
-    p.feature_mean = Eigen::Map<const Eigen::VectorXf>(fm.data, D);
-    p.feature_scale = Eigen::Map<const Eigen::VectorXf>(fs.data, D);
-    p.latent = Eigen::Map<const RowMatrixXf>(lw.data, D, r);
+    p.fitted_for = cfg.value("model_identity", "");
+    const std::vector<float> fm = f->get_floats("features.mean", {D}), fs = f->get_floats("features.scale", {D}),
+                             lw = f->get_floats("latent.weight", {D, r});
+    p.feature_mean = Eigen::Map<const Eigen::VectorXf>(fm.data(), D);
+    p.feature_scale = Eigen::Map<const Eigen::VectorXf>(fs.data(), D);
+    p.latent = Eigen::Map<const RowMatrixXf>(lw.data(), D, r);
     int64_t M = 0;
     for (const StatsLayerShape& l : p.layers) M += 2 * l.channels;
     p.offset.resize(M);
@@ -245,9 +250,10 @@ StatsPredictor StatsPredictor::load(const std::string& file, const ModelFile* mo
       const int64_t C = l.channels;
       const char* parts[2] = {".mean", ".logvar"};
       for (int k = 0; k < 2; ++k) {
-        const TensorView o = f->get(l.name + parts[k] + ".offset", {C}), w = f->get(l.name + parts[k] + ".weight", {C, r});
-        p.offset.segment(at + k * C, C) = Eigen::Map<const Eigen::VectorXf>(o.data, C);
-        p.weight.middleRows(at + k * C, C) = Eigen::Map<const RowMatrixXf>(w.data, C, r);
+        const std::vector<float> o = f->get_floats(l.name + parts[k] + ".offset", {C}),
+                                 w = f->get_floats(l.name + parts[k] + ".weight", {C, r});
+        p.offset.segment(at + k * C, C) = Eigen::Map<const Eigen::VectorXf>(o.data(), C);
+        p.weight.middleRows(at + k * C, C) = Eigen::Map<const RowMatrixXf>(w.data(), C, r);
       }
       at += 2 * C;
     }
@@ -257,15 +263,49 @@ StatsPredictor StatsPredictor::load(const std::string& file, const ModelFile* mo
     throw Error(what + "bad config: " + e.what());
   }
   if (model) {
-    const std::vector<StatsLayerShape> want = generator_layers(*model);
-    bool same = want.size() == p.layers.size();
-    for (size_t i = 0; same && i < want.size(); ++i)
-      same = want[i].name == p.layers[i].name && want[i].channels == p.layers[i].channels;
-    if (!same)
-      throw Error(what + "its " + std::to_string(p.layers.size()) + " layers are not the generator layers of " +
-                  model->path() + " (" + std::to_string(want.size()) + "); fit one for that model");
+    const std::string why = p.mismatch(*model);
+    if (!why.empty()) throw Error(what + why);
   }
   return p;
+}
+
+std::string StatsPredictor::mismatch(const ModelFile& model) const {
+  const std::vector<StatsLayerShape> want = generator_layers(model);
+  bool same = want.size() == layers.size();
+  for (size_t i = 0; same && i < want.size(); ++i) same = want[i].name == layers[i].name && want[i].channels == layers[i].channels;
+  if (!same)
+    return "its " + std::to_string(layers.size()) + " layers are not the generator layers of " + model.path() + " (" +
+           std::to_string(want.size()) + "); fit one for that model (scripts/fit-stats-predictor)";
+  if (!fitted_for.empty()) {
+    const std::string id = model_identity(model);
+    if (id != fitted_for)
+      return "fitted for another model (identity " + fitted_for + ", " + model.path() + " has " + id +
+             "); fit one for that model (scripts/fit-stats-predictor)";
+  }
+  return "";
+}
+
+std::string StatsPredictor::model_identity(const ModelFile& model) {
+  std::vector<const TensorInfo*> index;
+  for (const TensorInfo& t : model.tensors()) index.push_back(&t);
+  std::sort(index.begin(), index.end(), [](const TensorInfo* a, const TensorInfo* b) { return a->name < b->name; });
+  std::string text;
+  for (const TensorInfo* t : index) text += t->name + " " + to_string(t->dtype) + " " + shape_to_string(t->shape) + "\n";
+  const std::vector<StatsLayerShape> gen = generator_layers(model);
+  auto add_contents = [&](const std::string& name) {
+    if (!model.has(name)) return;
+    const TensorView v = model.get(name);
+    char h[24];
+    std::snprintf(h, sizeof h, "%016llx", static_cast<unsigned long long>(prepared_content_hash(v.data, v.numel() * sizeof(float))));
+    text += name + " " + h + "\n";
+  };
+  for (size_t i = 0; i < gen.size(); ++i) {
+    add_contents(gen[i].name + ".fc.bias");
+    if (i == 0) add_contents(gen[i].name + ".fc.weight");
+  }
+  char id[32];
+  std::snprintf(id, sizeof id, "v1:%016llx", static_cast<unsigned long long>(prepared_content_hash(text.data(), text.size())));
+  return id;
 }
 
 }  // namespace kokoro

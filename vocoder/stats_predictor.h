@@ -15,6 +15,9 @@
 // "feature_layout", "feature_dim", "rank", "layers": [{"name", "channels"}...], "segments", "voices", ...};
 // tensors "features.mean" [D], "features.scale" [D], "latent.weight" [D, rank], and per layer
 // "<layer>.mean.offset" [C], "<layer>.mean.weight" [C, rank], "<layer>.logvar.offset", "<layer>.logvar.weight".
+// The two matrices may be stored as f16 (half the size; the shipped file, data/), the rest is f32. Config
+// "model_identity" (StatsPredictor::model_identity) names the model it was fitted for: the engine uses a
+// predictor only with that model (files made before identities existed have none and are trusted).
 // Made by kokoro-stats-fit (bench/kokoro_stats_fit.cpp, docs/streaming.md).
 #pragma once
 #include <Eigen/Core>
@@ -56,6 +59,7 @@ class StatsPredictor {
   RowMatrixXf weight;                       // [M, rank]: latent values -> targets (M = 2 * sum of channels)
   Eigen::VectorXf offset;                   // [M]
   nlohmann::json info;                      // what it was fitted on (segments, voices, ...), saved in the config
+  std::string fitted_for;                   // model_identity() of the model it was fitted for; "" if unknown
   std::string path;                         // the file it was loaded from (for messages)
 
   int64_t feature_dim() const { return feature_mean.size(); }
@@ -67,10 +71,20 @@ class StatsPredictor {
   // Per layer: predicted whole-segment mean and variance of every channel.
   std::map<std::string, MomentStats> predict(const std::vector<float>& features) const;
 
-  void save(const std::string& path) const;
+  // `matrices`: how latent.weight and the per-layer weights are stored (f16: half the file, errors well
+  // under the fit's own; docs/streaming.md); vectors are always f32.
+  void save(const std::string& path, DType matrices = DType::f32) const;
   // Throws kokoro::Error naming the path for a missing, corrupt or foreign file. With a model: also when the
-  // predictor's layers are not exactly the model's generator AdaIN layers (names and channel counts).
+  // predictor does not fit it (mismatch()).
   static StatsPredictor load(const std::string& path, const ModelFile* model = nullptr);
+  // Why this predictor cannot serve `model`, or "" when it can: its layers are not exactly the model's
+  // generator AdaIN layers (names and channel counts), or it records another model's identity.
+  std::string mismatch(const ModelFile& model) const;
+  // A model's identity for predictors: a digest of its tensor index (every name and shape) and of the
+  // generator AdaIN layers' style projections (every fc.bias, and the fc.weight of the first layer by
+  // name), ~0.1 MB of weights. Another conversion of the same checkpoint gives the same identity (the
+  // conversion is deterministic); another checkpoint, a fine-tune or a quantized form gives another.
+  static std::string model_identity(const ModelFile& model);
   // The model's generator AdaIN layers (tensors "decoder.generator.*.fc.weight"), sorted by name.
   static std::vector<StatsLayerShape> generator_layers(const ModelFile& model);
 };
