@@ -34,6 +34,7 @@
 #include "core/parallel.h"
 #include "core/kernel_family.h"
 #include "core/precision.h"
+#include "apps/common/malloc_tuning.h"
 
 using namespace kokoro;
 using namespace kokoro::bench;
@@ -138,6 +139,7 @@ nlohmann::json run_quality(const std::string& mode, const std::string& precision
 }  // namespace
 
 int main(int argc, char** argv) {
+  kokoro::app::tune_malloc_for_tensors();  // before any allocation worth tuning
   CLI::App app{"kokoro-bench: RTF, time to first audio, per-stage time and memory of the kokoro-rt engine"};
   std::string mode = "exact", corpora = "short,medium,long,passage", corpus_dir = std::string(KOKORO_SOURCE_DIR) + "/bench/corpus";
   std::string model_path, assets, plot_dir, json_file, voice = "af_heart";

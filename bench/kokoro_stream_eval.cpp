@@ -41,6 +41,7 @@
 #include "frontend/vocab.h"
 #include "vocoder/stats_predictor.h"
 #include "vocoder/stream_decoder.h"
+#include "apps/common/malloc_tuning.h"
 
 using namespace kokoro;
 using namespace kokoro::bench;
@@ -366,6 +367,7 @@ std::vector<std::string> parse_strings(const std::string& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  kokoro::app::tune_malloc_for_tensors();  // before any allocation worth tuning
   CLI::App app{"kokoro-stream-eval: streaming fidelity (LSD, MCD, chunk-border energy steps) and latency vs exact mode"};
   std::string model, assets, voice_name = "af_heart";
   std::string corpus = std::string(KOKORO_SOURCE_DIR) + "/bench/corpus/stream_eval.txt";

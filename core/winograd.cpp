@@ -32,7 +32,7 @@ DMatrix evaluation(const std::vector<double>& points, int n) {
   return e;
 }
 
-// Scratch of one chunk, per thread, grown to the largest size seen and kept.
+// Scratch of one chunk, per thread, kept between calls (see fitted()).
 struct ChunkScratch {
   std::vector<float, Eigen::aligned_allocator<float>> xt, v, m, yt;
   std::vector<bf16_t> vb;  // V in bf16 (bf16 precision)
@@ -45,13 +45,24 @@ std::vector<float, Eigen::aligned_allocator<float>>& weight_scratch() {
   thread_local std::vector<float, Eigen::aligned_allocator<float>> u;
   return u;
 }
+
+constexpr int64_t kChunkOutputs = 2048;  // outputs per task: V and M stay within L2 at 128-256 channels
+
+// Per-thread scratch sized for the current call: grown when too small, and given back when more than twice
+// what the call needs (kKeptSlackBytes and more), so that what a larger convolution needed is not held
+// through the next ones. The decoder's convolutions (1024+ channels) need ~40 MB of scratch per thread and
+// the generator's first stage (256 channels) ~10 MB; kept, they stayed resident through the generator's
+// last stage (128 channels), the peak of the process (issue 12, "peak RSS"). Both the decoder's (~10^10
+// flops per chunk) and the generator's (a few reallocations per segment) pay little for it. Every call
+// asks for the same size in all of its chunks, so the chunks of one call never reallocate.
+constexpr size_t kKeptSlackBytes = size_t{1} << 20;
 template <class V>
-float* sized(V& v, size_t n) {
+auto* fitted(V& v, size_t n) {
+  using T = typename V::value_type;
+  if (v.capacity() > 2 * n && (v.capacity() - n) * sizeof(T) > kKeptSlackBytes) V().swap(v);
   if (v.size() < n) v.resize(n);
   return v.data();
 }
-
-constexpr int64_t kChunkOutputs = 2048;  // outputs per task: V and M stay within L2 at 128-256 channels
 
 }  // namespace
 
@@ -274,7 +285,7 @@ void winograd_conv(const Tensor& x, const TensorView& w, const TensorView* bias,
                              shape_to_string(w.shape);
     Ub = cached_weights_as<bf16_t>(w.data, kind, [&] { return transform_weights_bf16(w, tr, groups); });
   } else {
-    U = sized(weight_scratch(), static_cast<size_t>(alpha) * gci * co);
+    U = fitted(weight_scratch(), static_cast<size_t>(alpha) * gci * co);
     transform_weights(w, tr, groups, U);
   }
   const CombineBf16Fn in_combine_bf16 = input_combiner_bf16(alpha);
@@ -287,6 +298,11 @@ void winograd_conv(const Tensor& x, const TensorView& w, const TensorView* bias,
                                                 std::max<int64_t>(1, kChunkOutputs / span));
   const int64_t chunks = (nb + per_chunk - 1) / per_chunk;
   const float* X = x.data();
+  // Scratch sizes of the largest chunk (n = per_chunk), asked for by every chunk (see fitted()).
+  const int64_t max_nv = per_chunk + groups - 1, max_rows = d * max_nv;
+  const size_t xt_size = static_cast<size_t>(((max_nv - 1) * span + d * alpha) * ci);
+  const size_t v_size = static_cast<size_t>(alpha * max_rows * ci), m_size = static_cast<size_t>(alpha * max_rows * co);
+  const size_t yt_size = static_cast<size_t>(per_chunk * span * co);
 
   // Chunk c: its outputs, plus the bias, into columns [t0 - col0, t1 - col0) of Yd (rows ldy apart).
   auto compute_chunk = [&](int64_t c, float* Yd, int64_t ldy, int64_t col0) {
@@ -294,7 +310,7 @@ void winograd_conv(const Tensor& x, const TensorView& w, const TensorView* bias,
     ChunkScratch& s = chunk_scratch();
     // 1. Time-major slab of the input this chunk reads, zero outside [0, T).
     const int64_t base = b0 * span - P, len = (nv - 1) * span + d * alpha;
-    float* xt = sized(s.xt, static_cast<size_t>(len * ci));
+    float* xt = fitted(s.xt, xt_size);
     const int64_t lo = std::clamp<int64_t>(-base, 0, len), hi = std::clamp<int64_t>(T - base, lo, len);
     std::fill(xt, xt + lo * ci, 0.0f);
     std::fill(xt + hi * ci, xt + len * ci, 0.0f);
@@ -305,8 +321,7 @@ void winograd_conv(const Tensor& x, const TensorView& w, const TensorView* bias,
     float* V = nullptr;
     bf16_t* Vb = nullptr;
     if (bf16) {
-      if (s.vb.size() < static_cast<size_t>(alpha * rows * ci)) s.vb.resize(static_cast<size_t>(alpha * rows * ci));
-      Vb = s.vb.data();
+      Vb = fitted(s.vb, v_size);
       bf16_t* dstb[16];
       for (int64_t ph = 0; ph < d; ++ph)
         for (int64_t b = 0; b < nv; ++b) {
@@ -314,7 +329,7 @@ void winograd_conv(const Tensor& x, const TensorView& w, const TensorView* bias,
           in_combine_bf16(tr.BT.data(), xt + (b * span + ph) * ci, d * ci, dstb, ci);
         }
     } else {
-      V = sized(s.v, static_cast<size_t>(alpha * rows * ci));
+      V = fitted(s.v, v_size);
       for (int64_t ph = 0; ph < d; ++ph)
         for (int64_t b = 0; b < nv; ++b) {
           for (int p = 0; p < alpha; ++p) dst[p] = V + (p * rows + ph * nv + b) * ci;
@@ -324,7 +339,7 @@ void winograd_conv(const Tensor& x, const TensorView& w, const TensorView* bias,
     // 3. Per point, one GEMM over every phase's tiles: M[row][o] = V[row .. row + groups)[i] U_p (K = groups
     //    * ci). The last groups - 1 rows of each phase only feed the group windows; the window of such a
     //    row runs into the next phase and its (unused) result is never read.
-    float* M = sized(s.m, static_cast<size_t>(alpha * rows * co));
+    float* M = fitted(s.m, m_size);
     using Strided = Eigen::Map<const RowMatrix, Eigen::Unaligned, Eigen::OuterStride<>>;
     const int64_t gemm_rows = rows - (groups - 1);
     for (int p = 0; p < alpha; ++p) {
@@ -339,7 +354,7 @@ void winograd_conv(const Tensor& x, const TensorView& w, const TensorView* bias,
     // 4. Output transform into a time-major block (rows past t_out land in spare rows), then transposed
     //    straight into y's columns [t0, t1) and the bias added there.
     const int64_t t0 = b0 * span, t1 = std::min(t_out, (b0 + n) * span);
-    float* yt = sized(s.yt, static_cast<size_t>(n * span * co));
+    float* yt = fitted(s.yt, yt_size);
     for (int64_t ph = 0; ph < d; ++ph)
       for (int64_t b = 0; b < n; ++b) {
         for (int q = 0; q < m; ++q) dst[q] = yt + (b * span + ph + d * q) * co;
@@ -373,7 +388,7 @@ void winograd_conv(const Tensor& x, const TensorView& w, const TensorView* bias,
   };
   const int64_t groups_n = (chunks + group - 1) / group;
   for (int64_t g = 0; g < groups_n; ++g) {
-    float* b = sized(bufs[g % 2], static_cast<size_t>(co * group_cols));
+    float* b = fitted(bufs[g % 2], static_cast<size_t>(co * group_cols));
     const int64_t first = g * group, count = std::min(chunks, first + group) - first;
     parallel_for(count, [&](int64_t i) { compute_chunk(first + i, b, group_cols, g * group_cols); });
     if (g) write_back(g - 1);

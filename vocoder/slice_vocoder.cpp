@@ -17,6 +17,19 @@ void drop_back_har_column(Tensor& har, Tensor& scratch) {
   std::swap(har, scratch);
   (void)K;
 }
+// dst = dst's columns [from, n) followed by src's columns: the harmonic window moved on and extended in one copy.
+void keep_and_append_columns(Tensor& dst, int64_t from, const Tensor& src, Tensor& scratch) {
+  const int64_t C = dst.dim(0), a = dst.dim(1) - from, b = src.dim(1);
+  if (from < 0 || a < 0 || src.rank() != 2 || src.dim(0) != C)
+    throw Error("slice vocoder: cannot append " + shape_to_string(src.shape()) + " to columns [" + std::to_string(from) +
+                ", ) of " + shape_to_string(dst.shape()));
+  scratch.resize({C, a + b});
+  for (int64_t c = 0; c < C; ++c) {
+    std::copy(dst.data() + c * dst.dim(1) + from, dst.data() + (c + 1) * dst.dim(1), scratch.data() + c * (a + b));
+    std::copy(src.data() + c * b, src.data() + (c + 1) * b, scratch.data() + c * (a + b) + a);
+  }
+  std::swap(dst, scratch);
+}
 }  // namespace
 
 SliceVocoder::SliceVocoder(const Generator& generator, SliceOptions options)
@@ -57,23 +70,29 @@ void SliceVocoder::begin(const Tensor& x, const float* f0, const float* style, N
   sine_->begin(noise);
   stft_->begin();
   har_.resize({2 * gen_.stft_.bins(), 0});
+  har_first_ = 0;
 }
 
-void SliceVocoder::ensure_harmonics(int64_t columns) {
+void SliceVocoder::ensure_harmonics(int64_t columns, int64_t keep_from) {
   // The frames the asked columns need plus two (the streams hold back what the next frame still changes), in
   // one push: appending columns copies har_, so one push per slice rather than per few frames.
   constexpr int64_t kLookaheadFrames = 2;
-  while (har_.dim(1) < columns) {
+  if (keep_from < har_first_) throw Error("slice vocoder: harmonic column " + std::to_string(keep_from) + " was dropped");
+  while (har_first_ + har_.dim(1) < columns) {
     if (f0_pushed_ >= T_)
       throw Error("slice vocoder: " + std::to_string(columns) + " harmonic columns asked for, the segment has " +
-                  std::to_string(har_.dim(1)));
+                  std::to_string(har_first_ + har_.dim(1)));
     const int64_t wanted = (columns + har_per_col_ - 1) / har_per_col_ + kLookaheadFrames;
     const int64_t n = std::clamp<int64_t>(wanted - f0_pushed_, 1, T_ - f0_pushed_);
     const bool last = f0_pushed_ + n == T_;
     sine_->push(f0_ + f0_pushed_, n, last, excitation_);
     f0_pushed_ += n;
     stft_->push(excitation_.data(), excitation_.numel(), last, har_new_);
-    append_columns(har_, har_new_, scratch_);
+    // Columns before keep_from are read by no later slice: dropped on the way (at 27 s, the whole segment's
+    // columns held twice over were 30 MB of the peak).
+    const int64_t drop = std::min(keep_from - har_first_, har_.dim(1));
+    keep_and_append_columns(har_, drop, har_new_, scratch_);
+    har_first_ += drop;
   }
 }
 
@@ -94,12 +113,12 @@ void SliceVocoder::render_until(int64_t end, Tensor& audio) {
                 std::to_string(T_));
 
   // Harmonic columns up to the slice's closing one (excerpts read ahead: then all of them).
-  ensure_harmonics(last || opt_.excerpts > 0 ? T_ * har_per_col_ + 1 : hi * har_per_col_ + 1);
-  if (lo == 0 && hi == T_) {
+  ensure_harmonics(last || opt_.excerpts > 0 ? T_ * har_per_col_ + 1 : hi * har_per_col_ + 1, lo * har_per_col_);
+  if (lo == 0 && hi == T_) {  // (then har_ holds every column: har_first_ == 0)
     gen_.forward_from_har(*x_, har_, style_, slice_audio_);  // one slice: the whole-segment computation itself
   } else {
     copy_columns(*x_, lo, cols, xs_);
-    copy_columns(har_, lo * har_per_col_, cols * har_per_col_ + 1, hs_);
+    copy_columns(har_, lo * har_per_col_ - har_first_, cols * har_per_col_ + 1, hs_);
     if (opt_.pooled_statistics) {
       std::vector<PooledSliceStats::Range> counted{{0, cols}};
       const int64_t piece = opt_.excerpt_columns + 2 * opt_.excerpt_margin;
@@ -115,7 +134,7 @@ void SliceVocoder::render_until(int64_t end, Tensor& audio) {
           append_columns(xs_, xe, scratch);
           // har: drop the slice's closing column, append the excerpt's, then a closing column again.
           drop_back_har_column(hs_, scratch);
-          copy_columns(har_, p0 * har_per_col_, piece * har_per_col_ + 1, he);
+          copy_columns(har_, p0 * har_per_col_ - har_first_, piece * har_per_col_ + 1, he);
           append_columns(hs_, he, scratch);
           counted.push_back({at + opt_.excerpt_margin, at + opt_.excerpt_margin + opt_.excerpt_columns});
         }

@@ -77,8 +77,10 @@ class SliceVocoder {
   const Tensor* x_ = nullptr;
   const float* style_ = nullptr;
   int64_t T_ = 0, end_ = 0;
-  // Harmonic features [2 * bins, T * har_per_col + 1] computed so far, and the streams that extend them.
-  void ensure_harmonics(int64_t columns);
+  // Harmonic features: har_ holds columns [har_first_, har_first_ + har_.dim(1)) of the segment's
+  // [2 * bins, T * har_per_col + 1], computed up to at least `columns`; the streams extend them. Columns
+  // before keep_from (the current slice's first) are dropped: no later slice reads them.
+  void ensure_harmonics(int64_t columns, int64_t keep_from);
   std::unique_ptr<SineGenStream> sine_;
   std::unique_ptr<StftStream> stft_;
   const float* f0_ = nullptr;
@@ -86,6 +88,7 @@ class SliceVocoder {
   Tensor har_, xs_, hs_, slice_audio_, excitation_, har_new_, scratch_;
   std::vector<float> tail_;
   PooledSliceStats pool_;  // the previous slice's samples over [border - crossfade, border + crossfade)
+  int64_t har_first_ = 0;  // see ensure_harmonics
 };
 
 }  // namespace kokoro

@@ -143,14 +143,9 @@ void StftStream::push(const float* x, int64_t n, bool last, Tensor& out) {
   end = std::max(end, next_frame_);
   const int64_t m = end - next_frame_;
   out.resize({2 * K, m});
-  if (m > 0) {
-    mag_.resize({K, m});
-    phase_.resize({K, m});
+  if (m > 0)  // magnitude rows, then phase rows, straight into out
     stft_.analyze(buf_.data(), buf_first_, static_cast<int64_t>(buf_.size()), last ? received_ : -1, next_frame_, end,
-                  mag_.data(), phase_.data(), m);
-    std::copy(mag_.data(), mag_.data() + K * m, out.data());
-    std::copy(phase_.data(), phase_.data() + K * m, out.data() + K * m);
-  }
+                  out.data(), out.data() + K * m, m);
   next_frame_ = end;
   // Keep what later frames can read: from their first sample, minus pad more for the end reflection.
   const int64_t keep_from = std::max<int64_t>(0, next_frame_ * hop - 2 * pad);

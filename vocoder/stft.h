@@ -62,7 +62,6 @@ class StftStream {
   const Stft& stft_;
   std::vector<float> buf_;    // samples [buf_first_, buf_first_ + buf_.size())
   int64_t buf_first_ = 0, received_ = 0, next_frame_ = 0;
-  Tensor mag_, phase_;
 };
 
 // Streaming inverse STFT: frames [bins * 2 rows: magnitude then phase] in, samples out.

@@ -34,6 +34,7 @@
 #include "core/error.h"
 #include "engine/speaker.h"
 #include "realtime/audio_sink.h"
+#include "apps/common/malloc_tuning.h"
 
 namespace {
 
@@ -245,6 +246,7 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  kokoro::app::tune_malloc_for_tensors();  // before any allocation worth tuning
   CLI::App app{"kokoro-jack: a JACK client that speaks each line it reads (standard input and --fifo) with the\n"
                "Kokoro-82M voice, printing one status line per utterance."};
   app.footer(

@@ -26,6 +26,7 @@
 #include "core/assets.h"
 #include "core/error.h"
 #include "engine/speaker.h"
+#include "apps/common/malloc_tuning.h"
 
 namespace {
 
@@ -128,6 +129,7 @@ bool wait_spoken(kokoro::Speaker& speaker) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  kokoro::app::tune_malloc_for_tensors();  // before any allocation worth tuning
   CLI::App app{"kokoro-say: speak text with the Kokoro-82M voice (24 kHz, real time, native)"};
   Options o;
   app.add_option("text", o.words, "Text to speak (default: read lines from standard input)");
