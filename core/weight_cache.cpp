@@ -163,6 +163,9 @@ void register_weight_region(const void* begin, size_t bytes, std::vector<WeightE
   std::sort(file_tensors.begin(), file_tensors.end(),
             [](const WeightExtent& a, const WeightExtent& b) { return a.offset < b.offset; });
   std::shared_ptr<const Store> store = map_store(store_path);
+  // A store in use is pruned around as well as one just written, so that stores left by older model files
+  // go even where nothing new is ever written (a directory listing of a few files: microseconds).
+  if (store) prune_prepared_stores(std::filesystem::path(store_path).parent_path().string(), store_path);
   Cache& c = cache();
   std::lock_guard<std::mutex> lock(c.mutex);
   c.regions.push_back(Region{static_cast<const char*>(begin), bytes, {}, std::move(file_tensors),

@@ -94,7 +94,7 @@ Prepared<T> cached_weights_as(const void* data, const std::string& kind,
 // `max_age_days` ago, then the least recently used ones beyond `max_files` (counting `keep`), and temporary
 // files of an interrupted write (`*.kwc.XXXXXX`) older than a day. A process that still maps a removed file
 // keeps reading it (the mapping outlives the name). Returns how many files were removed; errors are ignored
-// (the store is an optimisation). Called after a store file is written.
+// (the store is an optimisation). Called after a store file is written and when one is mapped for use.
 size_t prune_prepared_stores(const std::string& dir, const std::string& keep, size_t max_files = 3,
                              int max_age_days = 30);
 
