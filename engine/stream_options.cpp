@@ -49,7 +49,7 @@ std::vector<std::string> shipped_stats_predictor_paths() {
 
 namespace {
 
-// Each skipped file's warning once per process (the C API asks at every kokoro_speak).
+// Each skipped file's warning once per process (the C API asks whenever a call changes voice, speed or mode).
 void warn_once(const std::string& message) {
   static std::mutex mutex;
   static std::set<std::string> warned;

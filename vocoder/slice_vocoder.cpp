@@ -12,10 +12,8 @@ namespace {
 // Removes the last column of har [K, n] (each x column has har_per_col columns plus one closing column for
 // the whole input; pieces joined end to end keep only the final piece's).
 void drop_back_har_column(Tensor& har, Tensor& scratch) {
-  const int64_t K = har.dim(0), n = har.dim(1);
-  copy_columns(har, 0, n - 1, scratch);
+  copy_columns(har, 0, har.dim(1) - 1, scratch);
   std::swap(har, scratch);
-  (void)K;
 }
 // dst = dst's columns [from, n) followed by src's columns: the harmonic window moved on and extended in one copy.
 void keep_and_append_columns(Tensor& dst, int64_t from, const Tensor& src, Tensor& scratch) {
