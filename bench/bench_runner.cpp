@@ -164,6 +164,7 @@ std::unique_ptr<Runner> make_runner(const std::string& mode, std::shared_ptr<con
     std::string note;
     StreamOptions slice = recommended_slice_options(synth->model(), &note);
     std::fprintf(stderr, "kokoro-bench: %s\n", note.c_str());
+    if (options.max_slice_seconds > 0) slice.slice_schedule.max_slice_seconds = options.max_slice_seconds;
     return std::make_unique<EngineRunner>(std::move(synth), assets_dir, options, SynthesisMode::slice, std::move(slice));
   }
   if (mode == "stream")  // the stream settings kokoro-say uses (the voice's priors when calibrated)

@@ -42,6 +42,7 @@ struct RunnerOptions {
   bool phoneme_input = false;  // utterances are phoneme strings (one segment each): the peers' inputs
   size_t first_words = 0;  // cut the first segment after N words (0: whole sentences, as kokoro-say)
   float speed = 1.0f;
+  double max_slice_seconds = 0;  // slice mode: the longest slice (0: the engine's default, as kokoro-say)
 };
 
 class Runner {

@@ -229,7 +229,9 @@ void ModelFile::release_resident_pages() const {
     const char* e = std::getenv("KOKORO_KEEP_WEIGHT_PAGES");
     return e && *e && *e != '0';
   }();
-  if (base_ && !keep) madvise(const_cast<uint8_t*>(base_), size_, MADV_DONTNEED);
+  if (!base_ || keep) return;
+  madvise(const_cast<uint8_t*>(base_), size_, MADV_DONTNEED);
+  release_prepared_store_pages(base_);
 }
 
 ModelFile::~ModelFile() {

@@ -66,7 +66,8 @@ class ModelFile {
   // nothing changes but the resident size and a few page faults). The engine calls it between the parts of
   // a segment that read different weights: in bf16-all ~44 MB of fp32 weights (AdaIN style projections,
   // 1x1 convolutions, ...) are read as they are, and those of the acoustic model and the decoder would
-  // otherwise stay resident through the generator, where the memory peak is. KOKORO_KEEP_WEIGHT_PAGES=1
+  // otherwise stay resident through the generator, where the memory peak is. The same for the pages of the
+  // prepared-weights store file (release_prepared_store_pages). KOKORO_KEEP_WEIGHT_PAGES=1
   // keeps them (to measure what releasing saves). Not for real-time threads (a system call).
   void release_resident_pages() const;
   ~ModelFile();

@@ -87,6 +87,13 @@ Prepared<T> cached_weights_as(const void* data, const std::string& kind,
   return {b.owner, static_cast<const T*>(b.data), b.bytes / sizeof(T)};
 }
 
+// Drops this process's resident pages of the region's store file (madvise MADV_DONTNEED on its read-only
+// shared mapping: clean file pages, mapped back from the page cache, 16 at a time by the kernel's fault-around,
+// at the next read). Prepared forms read from the store are file pages: without this, the decoder's (~60 MB in
+// bf16-all) stay resident through the generator, where the memory peak is, and everything stays resident
+// while the engine is idle. ModelFile::release_resident_pages calls it. Not for real-time threads.
+void release_prepared_store_pages(const void* region_begin);
+
 // Keeps a store directory from growing without bound. Every re-converted or replaced model file, and every
 // kernel family, gets a store file of its own (~200-400 MB), and nothing else ever deletes the old ones: a
 // user who re-ran fetch-assets a few times had gigabytes of them. Removes the `*.kwc` files of `dir` other

@@ -29,7 +29,11 @@ struct SliceSchedule {
   double nominal_rtf = 0.35;         // planning speed (generator seconds per audio second) for the nominal bound
   double overhead_seconds = 0.01;    // fixed cost per slice
   double safety = 0.6;               // a slice must be computed within this share of the audio queued ahead of it
-  double max_slice_seconds = 12;     // never longer: bounds the generator's activations (memory) on long segments
+  // Never longer: bounds the generator's activations on long segments (~7 MB per second of slice at its last
+  // stage, five tensors of them at once). kokoro-bench, slice mode, passage corpus, peak RSS: 435 MB with
+  // 12 s, 358 MB with 6 s, 351 MB with 4 s; below 6 s the decoder half of a long segment is the peak, and
+  // each slice's context (200 ms) costs more of the compute (docs/benchmarks.md, "Peak memory").
+  double max_slice_seconds = 6;
   double min_pause_seconds = 0.075;  // a word gap this long is a pause: preferred place for a border
 };
 

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/heap.h"
 #include "engine/word_timing.h"
 #include "frontend/utf8.h"
 #include "vocoder/slice_vocoder.h"
@@ -484,11 +485,20 @@ void StreamEngine::vocoder_loop() {
         e.kind = EventItem::utterance_end;
         e.position = e.end_position = audio_.write_position();
         push_event(e, item.generation);
+        if (frames_.available() == 0) return_idle_memory();
         break;
       default:
         break;
     }
   }
+}
+
+// The vocoder has nothing queued after an utterance: an idle engine needs neither the freed activations
+// the heap keeps (core/heap.h) nor the weights' file pages (ModelFile::release_resident_pages). The next
+// utterance faults in what it uses.
+void StreamEngine::return_idle_memory() {
+  synth_->model().release_resident_pages();
+  return_free_heap_pages();
 }
 
 void StreamEngine::synthesize_segment(uint64_t generation, uint64_t utterance) {
@@ -532,7 +542,14 @@ void StreamEngine::synthesize_segment(uint64_t generation, uint64_t utterance) {
   } else if (mode_ == SynthesisMode::exact) {
     if (options_.before_chunk) options_.before_chunk();
     const auto t0 = Clock::now();
-    dec.forward(asr, f0, n, seg_.style.data(), noise, audio);
+    {
+      // Decoder::forward in its two halves, with the weights' pages released after each (as Synthesizer does).
+      Tensor x;
+      dec.features(asr, f0, n, seg_.style.data(), x);
+      synth_->model().release_resident_pages();
+      dec.generator().forward(x, f0.data(), seg_.style.data(), noise, audio);
+      synth_->model().release_resident_pages();
+    }
     add_synth_seconds(utterance, ms_since(t0) / 1e3);
     chunks_.fetch_add(1);
     mark_first_segment(utterance);  // computed: the acoustic worker may go on (the push may block at playback pace)

@@ -141,6 +141,7 @@ class StreamEngine {
   void fail_utterance(uint64_t utterance, const std::string& error);
   void finish_utterance(uint64_t utterance, bool interrupted);
   void report_stale();
+  void return_idle_memory();  // vocoder worker, when an utterance is done and nothing follows it
 
   std::shared_ptr<const Synthesizer> synth_;
   std::shared_ptr<const Frontend> frontend_;

@@ -79,7 +79,12 @@ void StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, co
     slices_.fetch_add(1);
     chunks_.fetch_add(1);
     from = end;
-    if (from == T) mark_first_segment(utterance);  // all computed; the push may block at playback pace
+    if (from == T) {
+      mark_first_segment(utterance);  // all computed; the push may block at playback pace
+      // The generator's weights are not read again before the next segment's decoder half, which reads
+      // its own: the pages of both together were the peak of a long paragraph (docs/benchmarks.md).
+      synth_->model().release_resident_pages();
+    }
     if (!push_audio(audio.data(), audio.numel(), generation)) return;
   }
   add_synth_seconds(utterance, compute_s);

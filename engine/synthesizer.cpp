@@ -36,6 +36,7 @@ SynthesisResult Synthesizer::synthesize_with_style(const std::vector<int64_t>& i
   decoder_.features(feats.asr, feats.f0, feats.n, style, x, trace);
   model_->release_resident_pages();
   decoder_.generator().forward(x, feats.f0.data(), style, noise ? *noise : default_noise, audio, trace);
+  model_->release_resident_pages();  // and the generator's: the next segment's acoustic model reads others
   x = Tensor();
   kokoro::trace(trace, "audio", audio);
 

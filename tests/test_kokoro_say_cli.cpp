@@ -118,6 +118,9 @@ TEST(KokoroSayInput, BadOptionValuesAreRejectedByTheParser) {
   const auto o = run_to_end({kSay, "--output", "speakers", "Hello."}, "", 30, kNoServer);
   EXPECT_NE(o.code(), 0);
   EXPECT_NE(o.err.find("--output"), std::string::npos) << o.err;
+  const auto m = run_to_end({kSay, "--max-slice", "0.2", "Hello."}, "", 30, kNoServer);
+  EXPECT_NE(m.code(), 0);
+  EXPECT_NE(m.err.find("--max-slice"), std::string::npos) << m.err;
 }
 
 // --timestamps: every word of the text, in order, with times inside the WAV written alongside.

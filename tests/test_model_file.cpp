@@ -332,6 +332,21 @@ long resident_kb_of_mapping(const void* p) {
 }
 }  // namespace
 
+namespace {
+// The file a pointer's mapping shows in /proc/self/maps ("" for anonymous memory and the heap).
+std::string mapping_path_of(const void* p) {
+  std::ifstream f("/proc/self/maps");
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  for (std::string line; std::getline(f, line);) {
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) != 2 || a < lo || a >= hi) continue;
+    const size_t slash = line.find('/');
+    return slash == std::string::npos ? "" : line.substr(slash);
+  }
+  return "";
+}
+}  // namespace
+
 // ModelFile::release_resident_pages (called between the decoder half and the generator): the pages leave
 // the process's resident set and every weight reads back the file's values.
 TEST(ModelFile, ReleasingResidentPagesKeepsEveryValue) {
@@ -395,6 +410,52 @@ TEST_F(WeightStore, PreparedWeightsPersistAndReadBackWithoutPreparing) {
   register_weight_region(weights_.data(), weights_.size() * 4, {}, store);
   EXPECT_EQ(persist_prepared_weights(weights_.data()), 0u);
   unregister_weight_region(weights_.data());
+}
+
+// Prepared forms read from the store are file pages of its mapping: release_prepared_store_pages (which
+// ModelFile::release_resident_pages calls between the parts of a segment) takes them out of the resident set,
+// and they read back the same values.
+TEST(WeightStoreRelease, ReleasingTheStoresPagesKeepsEveryValue) {
+  test::TempDir dir;
+  const std::string store = dir.file("w.kwc");
+  std::vector<float> weights(1u << 20);  // 4 MB
+  for (size_t i = 0; i < weights.size(); ++i) weights[i] = 0.125f * static_cast<float>(i % 4099) - 1.0f;
+  auto doubled = [&] {
+    auto v = std::make_shared<std::vector<float>>(weights);
+    for (float& x : *v) x *= 2;
+    return std::shared_ptr<const std::vector<float>>(v);
+  };
+  register_weight_region(weights.data(), weights.size() * 4, {}, store);
+  const float* made = cached_weights_as<float>(weights.data(), "doubled", doubled).data;
+  ASSERT_NE(made, nullptr);
+  EXPECT_EQ(mapping_path_of(made), "") << "prepared here: on the heap";
+  ASSERT_EQ(persist_prepared_weights(weights.data()), 1u);
+  // Once written, the form is read from the file (its heap copy freed): the same values, in the mapping.
+  const auto adopted = cached_weights_as<float>(weights.data(), "doubled", [] {
+    ADD_FAILURE() << "prepared again after persisting";
+    return std::make_shared<const std::vector<float>>();
+  });
+  ASSERT_TRUE(adopted);
+  EXPECT_EQ(mapping_path_of(adopted.data), std::filesystem::canonical(store).string());
+  for (size_t i = 0; i < weights.size(); ++i)
+    if (adopted.data[i] != 2 * weights[i]) FAIL() << "element " << i << " differs in the store";
+  EXPECT_EQ(persist_prepared_weights(weights.data()), 0u) << "nothing left to write";
+  unregister_weight_region(weights.data());
+
+  register_weight_region(weights.data(), weights.size() * 4, {}, store);
+  int builds = 0;
+  const auto p = cached_weights_as<float>(weights.data(), "doubled", [&] { ++builds; return doubled(); });
+  ASSERT_TRUE(p);
+  ASSERT_EQ(builds, 0) << "the form should come from the store file";
+  const long before = resident_kb_of_mapping(p.data);  // its hash was checked: all of it was read
+  ASSERT_GE(before, 4000);
+  release_prepared_store_pages(weights.data());
+  const long after = resident_kb_of_mapping(p.data);
+  EXPECT_LT(after, before / 4) << before << " kB before, " << after << " after";
+  for (size_t i = 0; i < weights.size(); ++i)
+    if (p.data[i] != 2 * weights[i]) FAIL() << "element " << i << " changed after the release";
+  release_prepared_store_pages(nullptr);  // not a registered region: nothing to do
+  unregister_weight_region(weights.data());
 }
 
 TEST_F(WeightStore, DamagedTruncatedOrForeignStoreFilesArePreparedAgain) {

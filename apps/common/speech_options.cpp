@@ -31,6 +31,10 @@ void add_speech_options(CLI::App& app, SpeechOptions& o) {
                  "Slice mode: seconds of speech in the first slice of an utterance (shorter: earlier first audio, "
                  "more of the sentence vocoded with statistics of its start only)")
       ->check(CLI::Range(0.1, 30.0))->capture_default_str();
+  app.add_option("--max-slice", o.max_slice,
+                 "Slice mode: the longest slice in seconds (the generator's memory grows with it, ~35 MB per second; "
+                 "longer slices are a little closer to exact mode)")
+      ->check(CLI::Range(1.0, 60.0))->capture_default_str();
   app.add_flag("--phonemes-in", o.phonemes_in, "The input is a phoneme string (Kokoro's symbols), not text");
   app.add_option("--model", o.model, "Model file (default: $KOKORO_MODEL or models/kokoro-v1_0.kokoro)");
   app.add_option("--assets", o.assets, "Assets directory (default: $KOKORO_ASSETS or ../shared/assets)");
@@ -109,6 +113,7 @@ SpeakerOptions speaker_options(const SpeechOptions& o, const SpeechEngine& engin
     spdlog::info("{}", note);
   }
   so.stream.slice_schedule.first_slice_seconds = o.first_slice;
+  so.stream.slice_schedule.max_slice_seconds = o.max_slice;
   // For the measurements of docs/streaming.md: each slice with only its own statistics (worse; not an option).
   if (const char* s = std::getenv("KOKORO_SLICE_STATS"); s && std::string(s) == "own") so.stream.slice.pooled_statistics = false;
   if (const char* s = std::getenv("KOKORO_SLICE_EXCERPTS")) so.stream.slice.excerpts = std::atoi(s);
