@@ -419,9 +419,14 @@ void StreamEngine::vocoder_loop() {
   for (;;) {
     if (!frames_.pop(item)) {
       if (quit_.load()) return;
+      if (idle_release_due_ && Clock::now() >= *idle_release_due_) {
+        idle_release_due_.reset();
+        return_idle_memory();
+      }
       nap();
       continue;
     }
+    idle_release_due_.reset();  // work again (set anew at the end of an utterance)
     if (stale(item.generation)) continue;
     EventItem e{};
     e.generation = item.generation;
@@ -485,7 +490,8 @@ void StreamEngine::vocoder_loop() {
         e.kind = EventItem::utterance_end;
         e.position = e.end_position = audio_.write_position();
         push_event(e, item.generation);
-        if (frames_.available() == 0) return_idle_memory();
+        // Not at once: a next utterance that follows within the delay would fault everything in again.
+        idle_release_due_ = Clock::now() + kIdleReleaseDelay;
         break;
       default:
         break;
@@ -493,9 +499,9 @@ void StreamEngine::vocoder_loop() {
   }
 }
 
-// The vocoder has nothing queued after an utterance: an idle engine needs neither the freed activations
-// the heap keeps (core/heap.h) nor the weights' file pages (ModelFile::release_resident_pages). The next
-// utterance faults in what it uses.
+// The vocoder has had nothing to do for kIdleReleaseDelay after an utterance: an idle engine needs neither the
+// freed activations the heap keeps (core/heap.h) nor the weights' file pages (ModelFile::release_resident_pages).
+// The next utterance faults in what it uses.
 void StreamEngine::return_idle_memory() {
   synth_->model().release_resident_pages();
   return_free_heap_pages();
@@ -546,9 +552,10 @@ void StreamEngine::synthesize_segment(uint64_t generation, uint64_t utterance) {
       // Decoder::forward in its two halves, with the weights' pages released after each (as Synthesizer does).
       Tensor x;
       dec.features(asr, f0, n, seg_.style.data(), x);
-      synth_->model().release_resident_pages();
+      const bool release = F >= kReleasePagesFromFrames;
+      if (release) synth_->model().release_resident_pages();
       dec.generator().forward(x, f0.data(), seg_.style.data(), noise, audio);
-      synth_->model().release_resident_pages();
+      if (release) synth_->model().release_resident_pages();
     }
     add_synth_seconds(utterance, ms_since(t0) / 1e3);
     chunks_.fetch_add(1);

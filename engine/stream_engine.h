@@ -26,12 +26,14 @@
 // Threads: say/stop/wait_idle/on_report/on_event/stats from any thread. Callbacks run on the output thread.
 #pragma once
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -141,7 +143,9 @@ class StreamEngine {
   void fail_utterance(uint64_t utterance, const std::string& error);
   void finish_utterance(uint64_t utterance, bool interrupted);
   void report_stale();
-  void return_idle_memory();  // vocoder worker, when an utterance is done and nothing follows it
+  void return_idle_memory();  // vocoder worker, when an utterance is done and nothing followed it for a while
+  static constexpr std::chrono::milliseconds kIdleReleaseDelay{500};
+  std::optional<std::chrono::steady_clock::time_point> idle_release_due_;  // vocoder worker only
 
   std::shared_ptr<const Synthesizer> synth_;
   std::shared_ptr<const Frontend> frontend_;

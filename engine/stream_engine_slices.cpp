@@ -32,7 +32,8 @@ void StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, co
   const auto t_start = Clock::now();
   Tensor x, audio;
   dec.features(asr, f0, n, seg_.style.data(), x);
-  synth_->model().release_resident_pages();  // the generator's memory peak needs none of them (model_file.h)
+  const bool release = asr.dim(1) >= kReleasePagesFromFrames;  // a long segment: where the memory peaks
+  if (release) synth_->model().release_resident_pages();  // the generator needs none of them (model_file.h)
   const double features_ms = ms_since(t_start);
   SliceVocoder& sv = *slicer_;
   sv.begin(x, f0.data(), seg_.style.data(), noise);
@@ -83,7 +84,7 @@ void StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, co
       mark_first_segment(utterance);  // all computed; the push may block at playback pace
       // The generator's weights are not read again before the next segment's decoder half, which reads
       // its own: the pages of both together were the peak of a long paragraph (docs/benchmarks.md).
-      synth_->model().release_resident_pages();
+      if (release) synth_->model().release_resident_pages();
     }
     if (!push_audio(audio.data(), audio.numel(), generation)) return;
   }

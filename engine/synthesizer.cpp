@@ -25,7 +25,8 @@ SynthesisResult Synthesizer::synthesize_with_style(const std::vector<int64_t>& i
   with_bounds.push_back(0);
   AlignedFeatures feats;
   acoustic_.forward(with_bounds, style, speed, feats, trace);
-  model_->release_resident_pages();
+  const bool release = feats.frames() >= kReleasePagesFromFrames;
+  if (release) model_->release_resident_pages();
   SeededNoise default_noise(0);
   // Decoder::forward in its two halves, with the model's fp32 weight pages released after each part that
   // reads its own: those the acoustic model and the decoder read are not needed by the generator, where a
@@ -34,9 +35,9 @@ SynthesisResult Synthesizer::synthesize_with_style(const std::vector<int64_t>& i
   // does not fault its weights in again: releasing there did not lower slice mode's peak, docs/benchmarks.md.)
   Tensor x, audio;
   decoder_.features(feats.asr, feats.f0, feats.n, style, x, trace);
-  model_->release_resident_pages();
+  if (release) model_->release_resident_pages();
   decoder_.generator().forward(x, feats.f0.data(), style, noise ? *noise : default_noise, audio, trace);
-  model_->release_resident_pages();  // and the generator's: the next segment's acoustic model reads others
+  if (release) model_->release_resident_pages();  // and the generator's: the next segment reads others first
   x = Tensor();
   kokoro::trace(trace, "audio", audio);
 
