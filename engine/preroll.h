@@ -10,8 +10,10 @@
 //
 //     Q  >=  max over k of ( V_1 + ... + V_k  -  (A_1 + ... + A_{k-1}) )  +  margin
 //
-// with V_i inflated by margin_share (the speed varies under load) and a fixed margin_seconds (the acoustic
-// model of segments not produced yet, scheduling). The engine applies it in engine/stream_engine.cpp.
+// with V_i inflated by margin_share (the speed varies under load) and a fixed margin_seconds (scheduling,
+// the wait for a segment's acoustic model). The engine applies it in engine/stream_engine_preroll.cpp, with
+// rtf = the vocoder's measured speed plus the acoustic model's: while a segment is vocoded the acoustic
+// worker computes the next one on the same cores.
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -22,6 +24,7 @@ namespace kokoro {
 struct PrerollOptions {
   bool enabled = true;          // exact mode on a real-time sink only (slice mode has its planner)
   double nominal_rtf = 0.3;     // vocoder seconds per audio second until a segment has been measured
+  double nominal_acoustic_rtf = 0.06;  // acoustic model seconds per audio second, likewise
   double margin_seconds = 0.25; // added to the required pre-roll
   double margin_share = 0.2;    // every estimated vocoding time is taken this much longer
   // Estimating a later segment's audio from its phonemes before its acoustic model has run: frames per

@@ -76,10 +76,11 @@ StreamEngine::StreamEngine(std::shared_ptr<const Synthesizer> synth, std::shared
     throw Error("streaming engine: chunk sizes must satisfy 1 <= first <= max");
   if (options_.text_piece_bytes < 64) throw Error("streaming engine: text pieces of at least 64 bytes");
   const PrerollOptions& pr = options_.preroll;
-  if (!(pr.nominal_rtf >= 0 && pr.margin_seconds >= 0 && pr.margin_share >= 0 && pr.nominal_frames_per_phoneme > 0) ||
-      !std::isfinite(pr.nominal_rtf + pr.margin_seconds + pr.margin_share + pr.nominal_frames_per_phoneme))
+  if (!(pr.nominal_rtf >= 0 && pr.nominal_acoustic_rtf >= 0 && pr.margin_seconds >= 0 && pr.margin_share >= 0 && pr.nominal_frames_per_phoneme > 0) ||
+      !std::isfinite(pr.nominal_rtf + pr.nominal_acoustic_rtf + pr.margin_seconds + pr.margin_share + pr.nominal_frames_per_phoneme))
     throw Error("streaming engine: pre-roll settings must be finite, >= 0, frames per phoneme > 0");
   preroll_rtf_ = pr.nominal_rtf;
+  acoustic_rtf_.store(pr.nominal_acoustic_rtf);
   if (mode_ == SynthesisMode::stream) {
     make_norm_policy(options_.policy, options_.priors);  // fail now, not mid-speech
     stream_decoder_ = std::make_unique<StreamDecoder>(synth_->decoder());
@@ -357,10 +358,12 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
       const float* style = voice_for(seg.voice).style_for(static_cast<int>(n_phonemes));
       const auto t0 = Clock::now();
       acoustic.forward(ids, style, voice_options_.speed * static_cast<float>(seg.rate), feats);
-      add_synth_seconds(id, ms_since(t0) / 1e3);
-      spdlog::debug("acoustic model: {} tokens, {:.1f} ms", ids.size(), ms_since(t0));
+      const double acoustic_s = ms_since(t0) / 1e3;
+      add_synth_seconds(id, acoustic_s);
+      spdlog::debug("acoustic model: {} tokens, {:.1f} ms", ids.size(), acoustic_s * 1e3);
       if (stale(generation)) return;
       const int64_t F = feats.frames();
+      acoustic_rtf_.store(updated_preroll_rtf(acoustic_rtf_.load(), acoustic_s * kSampleRate / (std::max<int64_t>(F, 1) * kSamplesPerFrame)));
       acoustic_frames_ += static_cast<double>(F);  // frames per (speed-scaled) phoneme, for the estimates
       acoustic_phonemes_ += scaled_phonemes[si];
 

@@ -212,6 +212,7 @@ class StreamEngine {
 
   // Acoustic worker: frames per phoneme seen so far (at speed 1), for estimating later segments' lengths.
   double acoustic_frames_ = 0, acoustic_phonemes_ = 0;
+  std::atomic<double> acoustic_rtf_{0};  // its speed (seconds per audio second), read by the pre-roll
   double frames_per_phoneme() const;
 
   // Exact mode's pre-roll (engine/preroll.h). Vocoder worker: the utterance being held and the vocoder's

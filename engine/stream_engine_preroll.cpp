@@ -46,12 +46,14 @@ void StreamEngine::preroll_decide(const std::vector<double>& to_vocode_seconds, 
     preroll_.active = false;
     return;
   }
-  const double need = preroll_needed_seconds(to_vocode_seconds, preroll_rtf_, options_.preroll);
+  // The next segment's acoustic model runs while a segment is vocoded, on the same cores: both count.
+  const double rtf = preroll_rtf_ + acoustic_rtf_.load();
+  const double need = preroll_needed_seconds(to_vocode_seconds, rtf, options_.preroll);
   const double held = static_cast<double>(audio_.write_position() - preroll_.start) / kSampleRate;
   // Audio ahead of the device's play position: the held audio, and what is left of the utterance before.
   const double queued = queued_audio_seconds();
-  spdlog::debug("pre-roll: {} segment(s) to vocode at RTF {:.3f} need {:.2f} s, {:.2f} s held, {:.2f} s queued{}",
-                to_vocode_seconds.size(), preroll_rtf_, need, held, queued, starting ? " (vocoding starts)" : "");
+  spdlog::debug("pre-roll: {} segment(s) to vocode at RTF {:.3f} + {:.3f} need {:.2f} s, {:.2f} s held, {:.2f} s queued{}",
+                to_vocode_seconds.size(), preroll_rtf_, rtf - preroll_rtf_, need, held, queued, starting ? " (vocoding starts)" : "");
   if (queued >= need) {
     preroll_release();
     return;
