@@ -76,6 +76,12 @@ StreamEngine::StreamEngine(std::shared_ptr<const Synthesizer> synth, std::shared
   if (options_.first_chunk_frames < 1 || options_.max_chunk_frames < options_.first_chunk_frames)
     throw Error("streaming engine: chunk sizes must satisfy 1 <= first <= max");
   if (options_.text_piece_bytes < 64) throw Error("streaming engine: text pieces of at least 64 bytes");
+  const PrerollOptions& pr = options_.preroll;
+  if (!(pr.nominal_rtf >= 0 && pr.nominal_acoustic_rtf >= 0 && pr.margin_seconds >= 0 && pr.margin_share >= 0 && pr.nominal_frames_per_phoneme > 0) ||
+      !std::isfinite(pr.nominal_rtf + pr.nominal_acoustic_rtf + pr.margin_seconds + pr.margin_share + pr.nominal_frames_per_phoneme))
+    throw Error("streaming engine: pre-roll settings must be finite, >= 0, frames per phoneme > 0");
+  preroll_rtf_ = pr.nominal_rtf;
+  acoustic_rtf_.store(pr.nominal_acoustic_rtf);
   if (mode_ == SynthesisMode::stream) {
     make_norm_policy(options_.policy, options_.priors);  // fail now, not mid-speech
     stream_decoder_ = std::make_unique<StreamDecoder>(synth_->decoder());
@@ -158,6 +164,7 @@ StreamEngineStats StreamEngine::stats() const {
   s.first_segment_holds = first_segment_holds_.load();
   s.slices = slices_.load();
   s.slices_shortened = slices_shortened_.load();
+  s.preroll_holds = preroll_holds_.load();
   return s;
 }
 
@@ -331,7 +338,14 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
       segments = frontend_->segment(piece);
     }
     text_bytes_.fetch_add(end - begin);
-    for (const Segment& seg : segments) {
+    // Phonemes per segment (scaled by the segment's speed), for the pre-roll's estimate of the segments
+    // after each one (engine/preroll.h): their frames are known only once their acoustic model has run.
+    std::vector<double> scaled_phonemes(segments.size());
+    for (size_t i = 0; i < segments.size(); ++i)
+      scaled_phonemes[i] = static_cast<double>(utf8::count_code_points(segments[i].phonemes)) /
+                           std::max(1e-3, static_cast<double>(voice_options_.speed) * segments[i].rate);
+    for (size_t si = 0; si < segments.size(); ++si) {
+      const Segment& seg = segments[si];
       if (stale(generation) || quit_.load()) return;
       std::vector<int64_t> ids = tokenize(seg.phonemes, vocab_);
       if (ids.empty()) continue;
@@ -345,16 +359,32 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
       const float* style = voice_for(seg.voice).style_for(static_cast<int>(n_phonemes));
       const auto t0 = Clock::now();
       acoustic.forward(ids, style, voice_options_.speed * static_cast<float>(seg.rate), feats);
-      add_synth_seconds(id, ms_since(t0) / 1e3);
-      spdlog::debug("acoustic model: {} tokens, {:.1f} ms", ids.size(), ms_since(t0));
+      const double acoustic_s = ms_since(t0) / 1e3;
+      add_synth_seconds(id, acoustic_s);
+      spdlog::debug("acoustic model: {} tokens, {:.1f} ms", ids.size(), acoustic_s * 1e3);
       if (stale(generation)) return;
       const int64_t F = feats.frames();
+      acoustic_rtf_.store(updated_preroll_rtf(acoustic_rtf_.load(), acoustic_s * kSampleRate / (std::max<int64_t>(F, 1) * kSamplesPerFrame)));
+      acoustic_frames_ += static_cast<double>(F);  // frames per (speed-scaled) phoneme, for the estimates
+      acoustic_phonemes_ += scaled_phonemes[si];
 
       item.kind = FrameItem::segment_begin;
       item.a = F;
       item.b = static_cast<int64_t>(begin + seg.text_begin);
       item.c = static_cast<int64_t>(begin + seg.text_end);
       std::copy(style, style + kStyleDim, item.payload);
+      // After the style: the estimated frames of the segments after this one in the piece (as many as fit),
+      // and whether it is the utterance's last segment.
+      int64_t following = 0;
+      bool more_speech = false;
+      for (size_t j = si + 1; j < segments.size(); ++j) {
+        if (scaled_phonemes[j] <= 0) continue;
+        more_speech = true;
+        if (following < FrameItem::kPayload - kStyleDim)
+          item.payload[kStyleDim + following++] = static_cast<float>(scaled_phonemes[j] * frames_per_phoneme());
+      }
+      item.x = static_cast<double>(following);
+      item.y = !more_speech && end == text.size() ? 1.0 : 0.0;
       if (!push_frame_item(item)) return;
       if (!voice_options_.phoneme_input) {
         for (const WordTiming& w : word_timings(seg, feats.durations)) {
@@ -399,6 +429,7 @@ bool StreamEngine::push_audio(const float* samples, size_t n, uint64_t generatio
       update_max(max_audio_queued_, audio_.capacity() - audio_.space());
       wake();
     } else {
+      if (preroll_.active) preroll_release();  // the ring is full of held audio: as much pre-roll as there can be
       nap();  // back-pressure: the sink is behind (playing in real time)
     }
   }
@@ -437,6 +468,7 @@ void StreamEngine::vocoder_loop() {
         e.kind = EventItem::utterance_start;
         e.position = e.end_position = audio_.write_position();
         nominal_queue_ = 0;  // the nominal slice plan starts from silence
+        preroll_begin(item.utterance);  // before the marker: the output thread must see the hold with it
         push_event(e, item.generation);
         break;
       case FrameItem::segment_begin:
@@ -449,6 +481,8 @@ void StreamEngine::vocoder_loop() {
         seg_.f0.clear();
         seg_.n.clear();
         seg_.words.clear();
+        seg_.last = item.y > 0.5;
+        seg_.following_frames.assign(item.payload + kStyleDim, item.payload + kStyleDim + static_cast<int64_t>(item.x));
         break;
       case FrameItem::word:
         e.kind = EventItem::word;
@@ -487,6 +521,7 @@ void StreamEngine::vocoder_loop() {
         break;
       }
       case FrameItem::utterance_end:
+        if (preroll_.active) preroll_release();  // all of it is vocoded
         e.kind = EventItem::utterance_end;
         e.position = e.end_position = audio_.write_position();
         push_event(e, item.generation);
@@ -547,6 +582,10 @@ void StreamEngine::synthesize_segment(uint64_t generation, uint64_t utterance) {
     synthesize_slices(generation, utterance, asr, f0, n, noise);
   } else if (mode_ == SynthesisMode::exact) {
     if (options_.before_chunk) options_.before_chunk();
+    constexpr double kSecondsPerFrame = static_cast<double>(kSamplesPerFrame) / kSampleRate;
+    std::vector<double> to_vocode{static_cast<double>(F) * kSecondsPerFrame};
+    for (const double f : seg_.following_frames) to_vocode.push_back(f * kSecondsPerFrame);
+    preroll_decide(to_vocode, true);  // this segment's vocoding starts now
     const auto t0 = Clock::now();
     {
       // Decoder::forward in its two halves, with the weights' pages released after each (as Synthesizer does).
@@ -557,10 +596,18 @@ void StreamEngine::synthesize_segment(uint64_t generation, uint64_t utterance) {
       dec.generator().forward(x, f0.data(), seg_.style.data(), noise, audio);
       if (release) synth_->model().release_resident_pages();
     }
-    add_synth_seconds(utterance, ms_since(t0) / 1e3);
+    const double took = ms_since(t0) / 1e3;
+    add_synth_seconds(utterance, took);
+    preroll_rtf_ = updated_preroll_rtf(preroll_rtf_, took / to_vocode.front());
     chunks_.fetch_add(1);
     mark_first_segment(utterance);  // computed: the acoustic worker may go on (the push may block at playback pace)
     if (!push_audio(audio.data(), audio.numel(), generation)) return;
+    if (seg_.last) {
+      if (preroll_.active) preroll_release();
+    } else {
+      to_vocode.erase(to_vocode.begin());
+      preroll_decide(to_vocode, false);  // the next segment's vocoding has not started
+    }
   } else {
     // The decoder half over the whole segment: exact statistics, and one pass over its 1024-wide weights.
     auto t0 = Clock::now();
@@ -678,6 +725,17 @@ void StreamEngine::output_loop() {
     }
     size_t n = std::min(audio_.available(), block.size());
     if (!pending.empty()) n = std::min<uint64_t>(n, pending.front().position - pos);
+    // Pre-roll (read after the ring, so that the hold stored before an utterance's audio is seen with it).
+    // A hold behind the read position is a barge-in's leftover: the vocoder replaces it at its next utterance.
+    if (uint64_t hold = hold_from_.load(std::memory_order_acquire); hold == pos) {
+      if (steady_now_ns() < release_at_ns_.load(std::memory_order_acquire)) {
+        nap();
+        continue;
+      }
+      if (!hold_from_.compare_exchange_strong(hold, kNoHold)) continue;  // a new hold was set meanwhile
+    } else if (hold > pos) {
+      n = std::min<uint64_t>(n, hold - pos);
+    }
     if (n == 0) {
       nap();
       continue;
@@ -690,6 +748,7 @@ void StreamEngine::output_loop() {
         if (!u.started_audio) {
           u.started_audio = true;
           u.report.first_audio_ms = ms_since(u.queued);
+          if (u.preroll_held) u.report.preroll_ms = ms_since(u.held_since);
         }
         u.report.audio_seconds += static_cast<double>(n) / kSampleRate;
       }

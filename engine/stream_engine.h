@@ -5,7 +5,8 @@
 //                              → AcousticModel → word timings; pushes [utterance, segment, words, frames...,
 //                              segment end] items into the frame ring (blocks while it is full)
 //              ─► frame ring ─► vocoder worker: collects a segment's aligned frames, then
-//                              exact:  Decoder::forward over the segment
+//                              exact:  Decoder::forward over the segment; the start of an utterance's
+//                                      playback waits for its pre-roll (engine/preroll.h)
 //                              stream: Decoder::features over the segment (exact), generator in chunks
 //                              (StreamDecoder, growing chunk sizes, statistics policy)
 //                              and pushes audio into the audio ring and events (with their sample
@@ -20,6 +21,13 @@
 // Every item carries its generation, and each utterance's audio begins with a marker event holding the
 // audio ring position where it starts, so stale and fresh audio are told apart exactly.
 //
+// Pre-roll (exact mode, real-time sinks): the vocoder worker decides when an utterance's playback may start
+// (when the audio vocoded covers the estimated vocoding of the segments after it, at the latest when its
+// last segment is vocoded or the audio ring is full) and publishes it in two atomics, hold_from_ (the
+// ring position where the held utterance starts) and release_at_ns_ (when it may start); the output thread
+// hands nothing at or after hold_from_ to the sink before that time. A barge-in drops the held audio like
+// any other stale audio.
+//
 // Underruns: when the vocoder falls behind, the device sink plays silence and counts an underrun
 // (realtime/); nothing is dropped: the pipeline delivers every sample of every segment in order.
 //
@@ -27,6 +35,7 @@
 #pragma once
 #include <atomic>
 #include <chrono>
+#include <climits>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -70,6 +79,7 @@ struct StreamEngineStats {
   uint64_t first_segment_holds = 0;    // times the acoustic worker held later segments until the first one was vocoded
   uint64_t slices = 0;                 // generator slices (slice mode)
   uint64_t slices_shortened = 0;       // slices the measured bound made shorter than the nominal plan
+  uint64_t preroll_holds = 0;          // exact mode: utterances whose vocoded audio waited for the pre-roll rule
 };
 
 class StreamEngine {
@@ -117,6 +127,8 @@ class StreamEngine {
     std::chrono::steady_clock::time_point queued;
     UtteranceReport report;
     bool started_audio = false;
+    bool preroll_held = false;                     // its audio waited for the pre-roll rule ...
+    std::chrono::steady_clock::time_point held_since;  // ... since then
   };
   struct TextItem {
     uint64_t id, generation;
@@ -179,6 +191,8 @@ class StreamEngine {
     uint64_t utterance = 0;
     std::vector<float> style;
     int64_t expected = 0, text_begin = 0, text_end = 0;
+    bool last = false;                    // the utterance's last segment (as far as the acoustic worker knows)
+    std::vector<double> following_frames;  // estimated frames of the segments after it in its text piece
     std::vector<float> asr, f0, n;  // asr frame-major [F][512], transposed when the segment is complete
     std::vector<EventItem> words;
   } seg_;
@@ -199,6 +213,27 @@ class StreamEngine {
   // the generator speed measured on the last slices (seconds per second of audio).
   double nominal_queue_ = 0, measured_rtf_ = 0;
   std::atomic<uint64_t> slices_{0}, slices_shortened_{0};
+
+  // Acoustic worker: frames per phoneme seen so far (at speed 1), for estimating later segments' lengths.
+  double acoustic_frames_ = 0, acoustic_phonemes_ = 0;
+  std::atomic<double> acoustic_rtf_{0};  // its speed (seconds per audio second), read by the pre-roll
+  double frames_per_phoneme() const;
+
+  // Exact mode's pre-roll (engine/preroll.h). Vocoder worker: the utterance being held and the vocoder's
+  // speed estimate (seconds per audio second). Output thread: reads hold_from_ and release_at_ns_ only.
+  static constexpr uint64_t kNoHold = ~uint64_t{0};
+  struct Preroll {
+    bool active = false;  // the current utterance's playback has not been released yet
+    bool counted = false;
+    uint64_t utterance = 0, start = 0;  // start: its first ring position
+  } preroll_;
+  double preroll_rtf_ = 0;
+  std::atomic<uint64_t> hold_from_{kNoHold};
+  std::atomic<int64_t> release_at_ns_{INT64_MAX};  // steady_clock, nanoseconds since its epoch
+  std::atomic<uint64_t> preroll_holds_{0};
+  void preroll_begin(uint64_t utterance);
+  void preroll_decide(const std::vector<double>& to_vocode_seconds, bool starting);
+  void preroll_release();
   std::thread acoustic_, vocoder_, output_;
 };
 

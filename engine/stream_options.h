@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/preroll.h"
 #include "engine/slice_planner.h"
 #include "vocoder/slice_vocoder.h"
 #include "vocoder/stream_norm.h"
@@ -16,7 +17,8 @@ namespace kokoro {
 // Every mode runs the acoustic model (durations, F0, energy) over the same whole-sentence segments, so
 // every mode speaks each sentence with the same timing; they differ in how the vocoder gets there.
 // exact: every segment is vocoded whole (the reference's statistics; identical to Synthesizer), segment N+1
-//        is synthesized while N plays.
+//        is synthesized while N plays; on a real-time device an utterance starts once its pre-roll covers the
+//        vocoding of the segments after it (PrerollOptions).
 // slice: the decoder half over the whole segment (exact), the generator over word-aligned slices, each with
 //        its own exact statistics, crossfaded; slice lengths follow the audio queued ahead (SlicePlanner), so
 //        speech starts after the first slice and never waits for the rest of the sentence.
@@ -55,6 +57,11 @@ struct StreamOptions {
   // machine to itself instead of sharing it with the next segment's acoustic model, which is not needed
   // before the first segment has played (docs/streaming.md, "time to first audio").
   bool first_segment_first = true;
+
+  // exact mode: hold the start of an utterance's playback until the audio already vocoded covers the
+  // vocoding of the segments after it (engine/preroll.h; docs/streaming.md, "exact mode's pre-roll"). Only
+  // on a real-time sink: a file cannot run dry.
+  PrerollOptions preroll;
 
   // Bounds, i.e. back-pressure: how far each stage may run ahead of the next.
   std::size_t frame_ring_frames = 1024;  // aligned frames between the acoustic and the vocoder worker

@@ -9,6 +9,7 @@ struct UtteranceReport {
   std::string text;
   size_t segments = 0;
   double first_audio_ms = 0;  // from say() to the first samples handed to the sink (TTFA before the device)
+  double preroll_ms = 0;      // exact mode: how long audio ready to play waited for the pre-roll rule (part of the above)
   double audio_seconds = 0;   // speech produced
   double synth_seconds = 0;   // wall time spent synthesizing
   bool interrupted = false;

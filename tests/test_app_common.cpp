@@ -114,6 +114,10 @@ TEST(Report, StatusLineWording) {
   EXPECT_EQ(format_report(r, SinkCounters{3, 1}, true),
             "[spoken] 4.00 s of speech, first audio after 412 ms, synthesized in 1.20 s (RTF 0.30), 2 segments"
             " | xruns 3 so far, underruns 1 | \"Hello there.\"");
+  r.preroll_ms = 150.2;  // exact mode's pre-roll held the start
+  EXPECT_EQ(format_report(r, SinkCounters{3, 1}),
+            "[spoken] 4.00 s of speech, first audio after 412 ms, synthesized in 1.20 s (RTF 0.30), 2 segments,"
+            " pre-roll 150 ms | xruns 3 so far, underruns 1");
   r.interrupted = true;
   r.segments = 1;
   EXPECT_EQ(format_report(r).substr(0, 9), "[stopped]");

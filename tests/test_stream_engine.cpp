@@ -5,7 +5,9 @@
 //     its next period (the output thread flushes without waiting for compute), and the next utterance plays;
 //   - underrun: a vocoder slower than the device makes the device play silence and count an underrun, and
 //     every sample still arrives afterwards;
-//   - back-pressure: a 1 MB text against a device that plays nothing keeps every stage bounded.
+//   - back-pressure: a 1 MB text against a device that plays nothing keeps every stage bounded;
+//   - exact mode's pre-roll: a cut first segment waits until the next one is vocoded (no underrun, where
+//     without the rule there is one), a single segment does not wait, a barge-in drops a held utterance.
 // No assertion depends on wall-clock time: the device is a PlaybackQueue (the real JACK/PortAudio logic)
 // rendered by the test thread period by period, and slowness is a hook that blocks until the test says so.
 // A watchdog turns a hang into a loud failure.
@@ -588,6 +590,185 @@ TEST(StreamEngine, UnderrunPlaysSilenceCountsAndLosesNothing) {
   EXPECT_EQ(st.frames_written, want.size());
 }
 
+// Exact mode's pre-roll (engine/preroll.h). The device is the test's; the vocoder is "slow" because the
+// test holds it before a segment, and the speed estimate starts at 10 s per second of audio (measuring the
+// real first segment can at most halve it), so the rule always asks for more than a first segment: the
+// outcome depends on the rule, not on this machine's speed.
+StreamOptions slow_vocoder_preroll(Gate& gate, std::atomic<int>& chunks, int stuck_at) {
+  StreamOptions so;
+  so.preroll.nominal_rtf = 10;
+  so.before_chunk = [&gate, &chunks, stuck_at] {
+    if (++chunks == stuck_at) gate.pass();
+  };
+  return so;
+}
+
+// The audio the device played, from its first period on.
+struct Played {
+  std::vector<float> audio;
+  void render(ManualDeviceSink& sink, std::size_t period) {
+    const std::vector<float> p = sink.render(period);
+    audio.insert(audio.end(), p.begin(), p.end());
+  }
+};
+
+// A cut first segment (4 words) whose playout is shorter than the second segment's vocoding: without the
+// rule the device runs dry after it; with the rule nothing is handed to the device while the second
+// segment is not vocoded, then the whole utterance plays without an underrun, sample for sample the
+// offline synthesis.
+TEST(StreamEngine, ExactModePrerollHoldsACutFirstSegmentUntilTheNextIsVocoded) {
+  const Engine& e = engine();
+  ASSERT_TRUE(e.synth) << e.error;
+  Watchdog dog(240);
+  size_t segments = 0;
+  const std::vector<float> want = offline_audio(e, kText, 7, &segments);
+  ASSERT_EQ(segments, 2u) << "the 4-word first segment should split this text";
+  constexpr std::size_t kPeriod = 256;
+  for (const bool rule : {false, true}) {
+    SCOPED_TRACE(rule ? "pre-roll rule" : "no pre-roll rule");
+    ManualDeviceSink sink(5.0);
+    Gate gate;
+    std::atomic<int> chunks{0};
+    StreamOptions so = slow_vocoder_preroll(gate, chunks, 2);  // stuck before the second segment
+    so.preroll.enabled = rule;
+    gate.hold();
+    StreamEngine eng(e.synth, e.frontend, e.voice, sink, EngineVoice{1.0f, false, 7, false}, SynthesisMode::exact, so);
+    std::vector<UtteranceReport> reports;
+    std::mutex rm;
+    eng.on_report([&](const UtteranceReport& r) {
+      std::lock_guard<std::mutex> lock(rm);
+      reports.push_back(r);
+    });
+    eng.say(kText);
+    gate.wait_for_waiter();  // the first segment is vocoded and queued, the second is not
+    Played played;
+    if (!rule) {
+      while (sink.stats().underruns == 0) played.render(sink, kPeriod);  // the first segment plays out, then silence
+      EXPECT_EQ(eng.stats().preroll_holds, 0u);
+    } else {
+      EXPECT_EQ(eng.stats().preroll_holds, 1u) << "the first segment's audio is ready and must wait";
+      for (int i = 0; i < 400; ++i) played.render(sink, kPeriod);  // 4.3 s: longer than the first segment
+      EXPECT_EQ(eng.stats().samples_to_sink, 0u) << "nothing may reach the device before the second segment is vocoded";
+      EXPECT_FALSE(any_sound(played.audio));
+      EXPECT_EQ(sink.stats().underruns, 0u);
+      played.audio.clear();
+    }
+    gate.release();
+    for (;;) {  // play until idle (as play_until_idle, keeping the audio)
+      const bool idle = eng.wait_idle(0);
+      if (sink.queued() >= kPeriod || (idle && sink.queued() > 0)) {
+        played.render(sink, kPeriod);
+      } else if (idle) {
+        break;
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    }
+    const SinkStats st = sink.stats();
+    EXPECT_EQ(st.frames_played, want.size());
+    if (!rule) {
+      EXPECT_GE(st.underruns, 1u) << "without the rule the cut first segment runs dry";
+      continue;
+    }
+    EXPECT_EQ(st.underruns, 0u) << "with the rule the utterance plays without a gap";
+    ASSERT_GE(played.audio.size(), want.size());
+    EXPECT_TRUE(std::equal(want.begin(), want.end(), played.audio.begin())) << "the pre-roll changes timing only";
+    std::lock_guard<std::mutex> lock(rm);
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_FALSE(reports[0].interrupted);
+    EXPECT_GT(reports[0].preroll_ms, 0.0);
+    EXPECT_GE(reports[0].first_audio_ms, reports[0].preroll_ms);
+  }
+}
+
+// An utterance of one segment has nothing after it to wait for: it plays once vocoded, even while the vocoder
+// is stuck on the next utterance (whose cut first segment is then held).
+TEST(StreamEngine, ExactModePrerollDoesNotHoldASingleSegmentBeyondItsVocoding) {
+  const Engine& e = engine();
+  ASSERT_TRUE(e.synth) << e.error;
+  Watchdog dog(240);
+  const char* single = "It went dark.";
+  size_t segments = 0;
+  const std::vector<float> first = offline_audio(e, single, 7, &segments);
+  ASSERT_EQ(segments, 1u);
+  const std::vector<float> second = offline_audio(e, kText, 7);
+  ManualDeviceSink sink(5.0);
+  Gate gate;
+  std::atomic<int> chunks{0};
+  gate.hold();
+  StreamEngine eng(e.synth, e.frontend, e.voice, sink, EngineVoice{1.0f, false, 7, false}, SynthesisMode::exact,
+                   slow_vocoder_preroll(gate, chunks, 3));  // stuck before the second utterance's second segment
+  std::vector<UtteranceReport> reports;
+  std::mutex rm;
+  eng.on_report([&](const UtteranceReport& r) {
+    std::lock_guard<std::mutex> lock(rm);
+    reports.push_back(r);
+  });
+  eng.say(single);
+  eng.say(kText);
+  gate.wait_for_waiter();
+  // The single segment reaches the device in full although the vocoder is stuck (a hang here is the failure
+  // the watchdog reports).
+  while (eng.stats().samples_to_sink < first.size()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  constexpr std::size_t kPeriod = 256;
+  Played played;
+  while (sink.stats().frames_played < first.size()) played.render(sink, kPeriod);
+  EXPECT_EQ(sink.stats().underruns, 0u);
+  EXPECT_TRUE(std::equal(first.begin(), first.end(), played.audio.begin()));
+  EXPECT_EQ(eng.stats().samples_to_sink, first.size()) << "the next utterance's cut first segment is held";
+  EXPECT_EQ(eng.stats().preroll_holds, 1u) << "only the second utterance waits";
+  gate.release();
+  play_until_idle(eng, sink, kPeriod);
+  EXPECT_EQ(sink.stats().frames_played, first.size() + second.size());
+  std::lock_guard<std::mutex> lock(rm);
+  ASSERT_EQ(reports.size(), 2u);
+  EXPECT_EQ(reports[0].preroll_ms, 0.0);
+  EXPECT_GT(reports[1].preroll_ms, 0.0);
+}
+
+// Barge-in while an utterance is held: nothing of it is ever heard, it is reported interrupted, and the next
+// utterance plays whole.
+TEST(StreamEngine, ExactModeBargeInDuringThePrerollDropsTheUtterance) {
+  const Engine& e = engine();
+  ASSERT_TRUE(e.synth) << e.error;
+  Watchdog dog(240);
+  ManualDeviceSink sink(5.0);
+  Gate gate;
+  std::atomic<int> chunks{0};
+  gate.hold();
+  StreamEngine eng(e.synth, e.frontend, e.voice, sink, EngineVoice{1.0f, false, 0, false}, SynthesisMode::exact,
+                   slow_vocoder_preroll(gate, chunks, 2));
+  std::vector<UtteranceReport> reports;
+  std::mutex rm;
+  eng.on_report([&](const UtteranceReport& r) {
+    std::lock_guard<std::mutex> lock(rm);
+    reports.push_back(r);
+  });
+  eng.say(kText);
+  gate.wait_for_waiter();
+  ASSERT_EQ(eng.stats().preroll_holds, 1u);
+  constexpr std::size_t kPeriod = 256;
+  for (int i = 0; i < 20; ++i) ASSERT_FALSE(any_sound(sink.render(kPeriod)));
+  stop_and_expect_silence(eng, sink, kPeriod);
+  gate.release();
+  ASSERT_TRUE(eng.wait_idle(60 * kTimeScale));
+  EXPECT_EQ(eng.stats().samples_to_sink, 0u) << "the held utterance never reached the device";
+  {
+    std::lock_guard<std::mutex> lock(rm);
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_TRUE(reports[0].interrupted);
+  }
+  chunks = 100;
+  const uint64_t played_before = sink.stats().frames_played;
+  eng.say("Yes?");
+  play_until_idle(eng, sink, kPeriod);
+  EXPECT_EQ(sink.stats().frames_played - played_before, offline_audio(e, "Yes?", 0).size());
+  EXPECT_EQ(sink.stats().underruns, 0u);
+  std::lock_guard<std::mutex> lock(rm);
+  ASSERT_EQ(reports.size(), 2u);
+  EXPECT_FALSE(reports[1].interrupted);
+}
+
 TEST(StreamEngine, BackPressureBoundsAMegabyteText) {
   const Engine& e = engine();
   ASSERT_TRUE(e.synth) << e.error;
@@ -677,6 +858,9 @@ TEST(StreamEngine, BadOptionsAreClearErrors) {
   so = {};
   so.first_chunk_frames = 0;
   EXPECT_THROW(StreamEngine(e.synth, e.frontend, e.voice, sink, EngineVoice{}, SynthesisMode::stream, so), Error);
+  so = {};
+  so.preroll.margin_seconds = -1;
+  EXPECT_THROW(StreamEngine(e.synth, e.frontend, e.voice, sink, EngineVoice{}, SynthesisMode::exact, so), Error);
   EXPECT_THROW(parse_synthesis_mode("fast"), Error);
 }
 

@@ -26,6 +26,10 @@ std::string format_report(const UtteranceReport& r, const std::optional<SinkCoun
                   r.audio_seconds > 0 ? r.synth_seconds / r.audio_seconds : 0.0, r.segments, r.segments == 1 ? "" : "s");
   }
   std::string out = line;
+  if (r.preroll_ms > 0) {
+    std::snprintf(line, sizeof line, ", pre-roll %.0f ms", r.preroll_ms);
+    out += line;
+  }
   if (counters) {
     std::snprintf(line, sizeof line, " | xruns %llu so far, underruns %llu",
                   static_cast<unsigned long long>(counters->xruns_so_far),

@@ -1,0 +1,75 @@
+// Exact mode's pre-roll in the streaming engine's vocoder worker (engine/stream_engine.h): when an
+// utterance's playback may start, by the rule of engine/preroll.h. The vocoder worker decides at two points
+// per segment: when the segment's vocoding starts (then playback may start at a time: now + what the rule
+// asks beyond the audio already held; for the utterance's first segment only if what is queued before it
+// already covers the rule) and when its audio is queued (then at once, or not before the next
+// segment's vocoding starts: the wait for its acoustic model is no vocoding progress). It releases for good
+// when the utterance's last segment is vocoded, when the utterance ends (a failure, trailing silence) and
+// when the audio ring is full. The output thread only compares (engine/stream_engine.cpp, output_loop).
+//
+// Segments not produced yet: the acoustic worker holds an utterance's later segments until the first one is
+// vocoded (first_segment_first), so when the first segment's audio is queued the second one's frames are
+// not known. Instead of releasing that hold early (it is what keeps the first audio fast), each segment
+// carries an estimate of the segments after it in its text piece (their phonemes times the frames per
+// phoneme the acoustic model has produced so far); a segment's exact frame count replaces the estimate
+// when its vocoding starts.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "engine/preroll.h"
+#include "engine/stream_engine.h"
+
+namespace kokoro {
+
+double StreamEngine::frames_per_phoneme() const {
+  return acoustic_phonemes_ > 0 ? acoustic_frames_ / acoustic_phonemes_ : options_.preroll.nominal_frames_per_phoneme;
+}
+
+void StreamEngine::preroll_begin(uint64_t utterance) {
+  // Every utterance replaces the previous hold (also one a barge-in left behind) before its marker is pushed.
+  const bool on = mode_ == SynthesisMode::exact && options_.preroll.enabled && sink_.plays_in_real_time();
+  release_at_ns_.store(INT64_MAX);
+  hold_from_.store(on ? audio_.write_position() : kNoHold);
+  preroll_ = Preroll{on, false, utterance, audio_.write_position()};
+}
+
+void StreamEngine::preroll_release() {
+  preroll_.active = false;
+  hold_from_.store(kNoHold);
+  wake();
+}
+
+void StreamEngine::preroll_decide(const std::vector<double>& to_vocode_seconds, bool starting) {
+  if (!preroll_.active) return;
+  if (hold_from_.load() != preroll_.start) {  // the output thread has started it (its release time came)
+    preroll_.active = false;
+    return;
+  }
+  // The next segment's acoustic model runs while a segment is vocoded, on the same cores: both count.
+  const double rtf = preroll_rtf_ + acoustic_rtf_.load();
+  const double need = preroll_needed_seconds(to_vocode_seconds, rtf, options_.preroll);
+  const double held = static_cast<double>(audio_.write_position() - preroll_.start) / kSampleRate;
+  // Audio ahead of the device's play position: the held audio, and what is left of the utterance before.
+  const double queued = queued_audio_seconds();
+  spdlog::debug("pre-roll: {} segment(s) to vocode at RTF {:.3f} + {:.3f} need {:.2f} s, {:.2f} s held, {:.2f} s queued{}",
+                to_vocode_seconds.size(), preroll_rtf_, rtf - preroll_rtf_, need, held, queued, starting ? " (vocoding starts)" : "");
+  if (queued >= need) {
+    preroll_release();
+    return;
+  }
+  // Nothing held yet (the first segment starts): decide when its audio is queued, with its measured speed.
+  const bool timed = starting && held > 0;
+  release_at_ns_.store(timed ? steady_now_ns() + static_cast<int64_t>((need - held) * 1e9) : INT64_MAX);
+  if (held > 0 && !preroll_.counted) {  // audio is ready and waits
+    preroll_.counted = true;
+    preroll_holds_.fetch_add(1);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = utterances_.find(preroll_.utterance); it != utterances_.end()) {
+      it->second.preroll_held = true;
+      it->second.held_since = std::chrono::steady_clock::now();
+    }
+  }
+}
+
+}  // namespace kokoro
