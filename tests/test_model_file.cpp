@@ -314,23 +314,6 @@ TEST(ModelFile, ReleasedWeightPagesReadBackFromTheFile) {
   unregister_weight_region(heap.data());
 }
 
-namespace {
-// Resident kB of the mapping that contains p (/proc/self/smaps), or -1 when it is not found.
-long resident_kb_of_mapping(const void* p) {
-  std::ifstream f("/proc/self/smaps");
-  const auto a = reinterpret_cast<uintptr_t>(p);
-  bool inside = false;
-  for (std::string line; std::getline(f, line);) {
-    unsigned long lo = 0, hi = 0;
-    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find(':') > line.find(' ')) {
-      inside = a >= lo && a < hi;
-      continue;
-    }
-    if (inside && line.rfind("Rss:", 0) == 0) return std::strtol(line.c_str() + 4, nullptr, 10);
-  }
-  return -1;
-}
-}  // namespace
 
 namespace {
 // The file a pointer's mapping shows in /proc/self/maps ("" for anonymous memory and the heap).
@@ -359,10 +342,10 @@ TEST(ModelFile, ReleasingResidentPagesKeepsEveryValue) {
   const auto m = ModelFile::open(dir.file("w.kokoro"));
   const TensorView v = m->get("w");
   ASSERT_EQ(std::memcmp(v.data, values.data(), values.size() * 4), 0);  // all of it resident now
-  const long before = resident_kb_of_mapping(v.data);
+  const long before = test::resident_kb_of_mapping(v.data);
   ASSERT_GE(before, 4000) << "the weights were just read: their pages should be resident";
   m->release_resident_pages();
-  const long after = resident_kb_of_mapping(v.data);
+  const long after = test::resident_kb_of_mapping(v.data);
   if (!std::getenv("KOKORO_KEEP_WEIGHT_PAGES")) EXPECT_LT(after, before / 4) << before << " kB before, " << after << " after";
   EXPECT_EQ(std::memcmp(v.data, values.data(), values.size() * 4), 0);
   EXPECT_EQ(m->get("w").data, v.data);
@@ -447,10 +430,10 @@ TEST(WeightStoreRelease, ReleasingTheStoresPagesKeepsEveryValue) {
   const auto p = cached_weights_as<float>(weights.data(), "doubled", [&] { ++builds; return doubled(); });
   ASSERT_TRUE(p);
   ASSERT_EQ(builds, 0) << "the form should come from the store file";
-  const long before = resident_kb_of_mapping(p.data);  // its hash was checked: all of it was read
+  const long before = test::resident_kb_of_mapping(p.data);  // its hash was checked: all of it was read
   ASSERT_GE(before, 4000);
   release_prepared_store_pages(weights.data());
-  const long after = resident_kb_of_mapping(p.data);
+  const long after = test::resident_kb_of_mapping(p.data);
   EXPECT_LT(after, before / 4) << before << " kB before, " << after << " after";
   for (size_t i = 0; i < weights.size(); ++i)
     if (p.data[i] != 2 * weights[i]) FAIL() << "element " << i << " changed after the release";

@@ -33,6 +33,7 @@
 #include "frontend/vocab.h"
 #include "realtime/playback_queue.h"
 #include "tests/golden_support.h"
+#include "tests/test_util.h"
 
 using namespace kokoro;
 
@@ -801,22 +802,6 @@ TEST(StreamEngine, BackPressureBoundsAMegabyteText) {
   }  // destruction must not hang with everything blocked
 }
 
-// Resident kB of the mapping holding p (/proc/self/smaps), -1 if none.
-long resident_kb_of_mapping(const void* p) {
-  std::ifstream f("/proc/self/smaps");
-  const auto a = reinterpret_cast<uintptr_t>(p);
-  bool inside = false;
-  for (std::string line; std::getline(f, line);) {
-    unsigned long lo = 0, hi = 0;
-    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find(':') > line.find(' ')) {
-      inside = a >= lo && a < hi;
-      continue;
-    }
-    if (inside && line.rfind("Rss:", 0) == 0) return std::strtol(line.c_str() + 4, nullptr, 10);
-  }
-  return -1;
-}
-
 // An engine that has nothing to say for a while gives the weights' file pages back (and the heap's free
 // pages, not observable here): an idle daemon should not hold the text side's ~75 MB of fp32 weights.
 TEST(StreamEngine, AnIdleEngineGivesTheWeightsPagesBack) {
@@ -830,13 +815,13 @@ TEST(StreamEngine, AnIdleEngineGivesTheWeightsPagesBack) {
   StreamEngine eng(e.synth, e.frontend, e.voice, sink, EngineVoice{1.0f, false, 0, false}, SynthesisMode::exact, {});
   eng.say("Good morning.");
   ASSERT_TRUE(eng.wait_idle(100 * kTimeScale));
-  const long busy = resident_kb_of_mapping(weight);
+  const long busy = test::resident_kb_of_mapping(weight);
   ASSERT_GE(busy, 4096) << "the sentence's acoustic model should have read the weights just now";
   // Released kIdleReleaseDelay (0.5 s) after the utterance; a loaded machine may take longer to get there.
   long idle = busy;
   for (int i = 0; i < 600 && idle > busy / 4; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    idle = resident_kb_of_mapping(weight);
+    idle = test::resident_kb_of_mapping(weight);
   }
   EXPECT_LE(idle, busy / 4) << busy << " kB right after the utterance, " << idle << " kB a minute later";
   // And the next sentence reads them back: same audio as the first time.

@@ -2,6 +2,8 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -52,6 +54,22 @@ inline std::string error_of(const std::function<void()>& f) {
   }
   ADD_FAILURE() << "no error";
   return "";
+}
+
+// Resident kB of the mapping that contains p (/proc/self/smaps), or -1 when it is not found.
+inline long resident_kb_of_mapping(const void* p) {
+  std::ifstream f("/proc/self/smaps");
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  bool inside = false;
+  for (std::string line; std::getline(f, line);) {
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find(':') > line.find(' ')) {
+      inside = a >= lo && a < hi;
+      continue;
+    }
+    if (inside && line.rfind("Rss:", 0) == 0) return std::strtol(line.c_str() + 4, nullptr, 10);
+  }
+  return -1;
 }
 
 }  // namespace kokoro::test
