@@ -587,15 +587,7 @@ void StreamEngine::synthesize_segment(uint64_t generation, uint64_t utterance) {
     for (const double f : seg_.following_frames) to_vocode.push_back(f * kSecondsPerFrame);
     preroll_decide(to_vocode, true);  // this segment's vocoding starts now
     const auto t0 = Clock::now();
-    {
-      // Decoder::forward in its two halves, with the weights' pages released after each (as Synthesizer does).
-      Tensor x;
-      dec.features(asr, f0, n, seg_.style.data(), x);
-      const bool release = F >= kReleasePagesFromFrames;
-      if (release) synth_->model().release_resident_pages();
-      dec.generator().forward(x, f0.data(), seg_.style.data(), noise, audio);
-      if (release) synth_->model().release_resident_pages();
-    }
+    synth_->vocode(asr, f0, n, seg_.style.data(), noise, audio);
     const double took = ms_since(t0) / 1e3;
     add_synth_seconds(utterance, took);
     preroll_rtf_ = updated_preroll_rtf(preroll_rtf_, took / to_vocode.front());

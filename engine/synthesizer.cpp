@@ -16,6 +16,17 @@ SynthesisResult Synthesizer::synthesize(const std::vector<int64_t>& ids, const V
   return synthesize_with_style(ids, voice.style_for(static_cast<int>(n_phonemes)), speed, noise, trace);
 }
 
+void Synthesizer::vocode(const Tensor& asr, const Tensor& f0, const Tensor& n, const float* style, NoiseSource& noise,
+                         Tensor& audio, const Trace* trace) const {
+  const bool release = asr.dim(1) >= kReleasePagesFromFrames;
+  Tensor x;
+  decoder_.features(asr, f0, n, style, x, trace);
+  if (release) model_->release_resident_pages();  // the decoder half's weights
+  decoder_.generator().forward(x, f0.data(), style, noise, audio, trace);
+  if (release) model_->release_resident_pages();  // and the generator's: the next segment reads others first
+  kokoro::trace(trace, "audio", audio);
+}
+
 SynthesisResult Synthesizer::synthesize_with_style(const std::vector<int64_t>& ids, const float* style, float speed,
                                                    NoiseSource* noise, const Trace* trace) const {
   std::vector<int64_t> with_bounds;
@@ -25,21 +36,13 @@ SynthesisResult Synthesizer::synthesize_with_style(const std::vector<int64_t>& i
   with_bounds.push_back(0);
   AlignedFeatures feats;
   acoustic_.forward(with_bounds, style, speed, feats, trace);
-  const bool release = feats.frames() >= kReleasePagesFromFrames;
-  if (release) model_->release_resident_pages();
+  // The acoustic model's weights are not read again before the next segment. (The streaming engine's
+  // acoustic worker does not release them: that did not lower slice mode's peak and made every segment's
+  // acoustic model fault its weights in again, docs/benchmarks.md.)
+  if (feats.frames() >= kReleasePagesFromFrames) model_->release_resident_pages();
   SeededNoise default_noise(0);
-  // Decoder::forward in its two halves, with the model's fp32 weight pages released after each part that
-  // reads its own: those the acoustic model and the decoder read are not needed by the generator, where a
-  // long segment's memory peaks (ModelFile::release_resident_pages). (In slice mode the vocoder worker
-  // releases them after the decoder half; the acoustic worker does not, so that each segment's acoustic model
-  // does not fault its weights in again: releasing there did not lower slice mode's peak, docs/benchmarks.md.)
-  Tensor x, audio;
-  decoder_.features(feats.asr, feats.f0, feats.n, style, x, trace);
-  if (release) model_->release_resident_pages();
-  decoder_.generator().forward(x, feats.f0.data(), style, noise ? *noise : default_noise, audio, trace);
-  if (release) model_->release_resident_pages();  // and the generator's: the next segment reads others first
-  x = Tensor();
-  kokoro::trace(trace, "audio", audio);
+  Tensor audio;
+  vocode(feats.asr, feats.f0, feats.n, style, noise ? *noise : default_noise, audio, trace);
 
   SynthesisResult r;
   r.audio.assign(audio.data(), audio.data() + audio.numel());
