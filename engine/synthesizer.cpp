@@ -22,8 +22,10 @@ void Synthesizer::vocode(const Tensor& asr, const Tensor& f0, const Tensor& n, c
   Tensor x;
   decoder_.features(asr, f0, n, style, x, trace);
   if (release) model_->release_resident_pages();  // the decoder half's weights
-  decoder_.generator().forward(x, f0.data(), style, noise, audio, trace);
-  if (release) model_->release_resident_pages();  // and the generator's: the next segment reads others first
+  // And each generator stage's: the last stage, the peak of a long segment, needs only its own.
+  decoder_.generator().forward(x, f0.data(), style, noise, audio, trace, [&](size_t) {
+    if (release) model_->release_resident_pages();
+  });
   kokoro::trace(trace, "audio", audio);
 }
 

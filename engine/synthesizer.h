@@ -50,8 +50,9 @@ class Synthesizer {
   const AcousticModel& acoustic() const { return acoustic_; }
   const Decoder& decoder() const { return decoder_; }
   // Decoder::forward over one segment's aligned features, in its two halves: a segment of
-  // kReleasePagesFromFrames or more releases the weights' pages after each (ModelFile::release_resident_pages),
-  // so that the generator, where a long segment's memory peaks, has only its own weights resident. Exact mode
+  // kReleasePagesFromFrames or more releases the weights' pages after the first and after each generator stage
+  // (ModelFile::release_resident_pages), so that the generator's last stage, where a long segment's memory
+  // peaks, has only its own weights resident. Exact mode
   // of the offline path and of the streaming engine.
   void vocode(const Tensor& asr, const Tensor& f0, const Tensor& n, const float* style, NoiseSource& noise,
               Tensor& audio, const Trace* trace = nullptr) const;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/bf16_gemm.h"
+#include "core/bf16_parking.h"
 #include "core/error.h"
 #include "core/kernels.h"
 #include "core/precision.h"
@@ -465,3 +466,41 @@ TEST(Bf16, LongInputsGiveTheSameColumnsAsShortOnesAroundThem) {
   }
 }
 
+
+// The generator's last stage parks the tensors that only wait in bf16 (core/bf16_parking.h): they come back
+// rounded exactly as the kernels round their inputs, parking frees the fp32 tensor, and add_to is the same
+// sum as restoring and adding.
+TEST(Bf16, AParkedTensorComesBackRoundedAsTheKernelsRound) {
+  const int64_t C = 128, T = 3001;  // large enough to be split between threads
+  auto v = randn(C * T, 51, 3.0f);
+  v[7] = 1e-40f;  // a denormal: flushed to zero, as vcvtneps2bf16 does
+  const Tensor original = Tensor::from(v.data(), {C, T});
+  std::vector<bf16_t> rounded(v.size());
+  to_bf16(v.data(), rounded.data(), static_cast<int64_t>(v.size()));
+
+  Tensor x = original;
+  Bf16ParkedTensor parked;
+  parked.park(x);
+  EXPECT_EQ(x.numel(), 0) << "parking frees the fp32 tensor";
+  parked.restore(x);
+  ASSERT_EQ(x.shape(), original.shape());
+  int64_t differ = 0;
+  for (int64_t i = 0; i < x.numel(); ++i) differ += x[i] != from_bf16(rounded[static_cast<size_t>(i)]);
+  EXPECT_EQ(differ, 0);
+  EXPECT_EQ(x[7], 0.0f);
+  int64_t changed = 0;
+  for (int64_t i = 0; i < x.numel(); ++i) changed += x[i] != original[i];
+  EXPECT_GT(changed, x.numel() / 2) << "the values really went through bf16";
+
+  const auto yv = randn(C * T, 52);
+  Tensor y = Tensor::from(yv.data(), {C, T});
+  Tensor wrong_shape({C, T - 1});
+  Tensor x2 = original;
+  parked.park(x2);
+  EXPECT_THROW(parked.add_to(wrong_shape), Error);
+  parked.add_to(y);
+  differ = 0;
+  for (int64_t i = 0; i < y.numel(); ++i)
+    differ += y[i] != yv[static_cast<size_t>(i)] + from_bf16(rounded[static_cast<size_t>(i)]);
+  EXPECT_EQ(differ, 0) << "add_to is y + the restored values, element by element";
+}

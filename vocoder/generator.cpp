@@ -3,9 +3,11 @@
 #include <cmath>
 #include <numeric>
 
+#include "core/bf16_parking.h"
 #include "core/error.h"
 #include "core/kernels.h"
 #include "core/parallel.h"
+#include "core/precision.h"
 
 namespace kokoro {
 
@@ -124,11 +126,10 @@ void Generator::run_stage(size_t i, Tensor& x, const Tensor& har, const float* s
   // Every intermediate is freed as soon as it is used: at the last stage each one holds 128 channels at
   // 4800 columns per second of audio (61 MB for a 25 s segment), and keeping them all to the end of the
   // stage tripled the peak memory of long segments. The input x is consumed too (freed after the upsampling).
-  Tensor x_source, x_res, up, part;
+  Tensor x_res, up, part;
   leaky_relu(x, 0.1f);
-  conv1d(har, s.noise_conv_w, &s.noise_conv_b, s.noise_stride, s.noise_padding, 1, x_source);
-  s.noise_res->forward(x_source, style, x_res);
-  x_source = Tensor();
+  conv1d(har, s.noise_conv_w, &s.noise_conv_b, s.noise_stride, s.noise_padding, 1, x_res);
+  s.noise_res->forward_in_place(x_res, style);  // noise_convs' output is not needed afterwards
   conv_transpose1d(x, s.ups_w, &s.ups_b, s.ups_stride, s.ups_padding, 0, up);
   x = Tensor();
   kokoro::trace(trace, "gen_ups_" + n, up);
@@ -143,17 +144,34 @@ void Generator::run_stage(size_t i, Tensor& x, const Tensor& har, const float* s
   add_in_place(up, x_res);
   x_res = Tensor();
   // xs = r0; xs += r1; xs += r2; x = xs / num_kernels (a true division, as in the reference, done with the
-  // last addition; with one block the division by 1 is nothing). Each block runs
-  // in place on its own copy of `up`; the last one on `up` itself, which is not needed afterwards.
+  // last addition; with one block the division by 1 is nothing). Each block runs in place on its own copy
+  // of `up`; the last one on `up` itself, which is not needed afterwards. While a middle block runs, the sum
+  // so far and `up` only wait: with bf16 kernels they wait in bf16 (core/bf16_parking.h), which takes the
+  // last stage of a long segment, the process's peak, from four full-length tensors to three.
   const size_t blocks = s.resblocks.size();
-  for (size_t j = 0; j < blocks; ++j) {
-    Tensor& r = j == 0 ? out : j + 1 == blocks ? up : part;
-    if (&r != &up) copy_tensor(up, r);
-    s.resblocks[j]->forward_in_place(r, style);
-    if (j) {
-      add_in_place(out, r, j + 1 == blocks ? static_cast<float>(blocks) : 1.0f);
-      r = Tensor();
+  const bool park = kernel_precision() != Precision::fp32;
+  copy_tensor(up, out);
+  s.resblocks[0]->forward_in_place(out, style);
+  for (size_t j = 1; j + 1 < blocks; ++j) {
+    if (!park) {
+      copy_tensor(up, part);
+      s.resblocks[j]->forward_in_place(part, style);
+      add_in_place(out, part);
+      part = Tensor();
+      continue;
     }
+    Bf16ParkedTensor sum_so_far, waiting_up;
+    sum_so_far.park(out);
+    copy_tensor(up, part);
+    waiting_up.park(up);
+    s.resblocks[j]->forward_in_place(part, style);
+    sum_so_far.add_to(part);  // the same sums as out += part: an addition commutes
+    out = std::move(part);
+    waiting_up.restore(up);
+  }
+  if (blocks > 1) {
+    s.resblocks[blocks - 1]->forward_in_place(up, style);
+    add_in_place(out, up, static_cast<float>(blocks));
   }
 }
 
@@ -186,18 +204,18 @@ int64_t Generator::har_columns_per_frame() const {
 }
 
 void Generator::forward(const Tensor& x_in, const float* f0, const float* style, NoiseSource& noise, Tensor& audio,
-                        const Trace* trace) const {
+                        const Trace* trace, const StageDone& after_stage) const {
   if (x_in.rank() != 2 || x_in.dim(0) != cfg_.upsample_initial_channel)
     throw Error("generator: expected input [" + std::to_string(cfg_.upsample_initial_channel) + ", T], got " +
                 shape_to_string(x_in.shape()));
   Tensor har;
   harmonic_features(f0, x_in.dim(1), noise, har);
   kokoro::trace(trace, "gen_har", har);
-  forward_from_har(x_in, har, style, audio, trace);
+  forward_from_har(x_in, har, style, audio, trace, after_stage);
 }
 
 void Generator::forward_from_har(const Tensor& x_in, const Tensor& har, const float* style, Tensor& audio,
-                                 const Trace* trace) const {
+                                 const Trace* trace, const StageDone& after_stage) const {
   if (x_in.rank() != 2 || x_in.dim(0) != cfg_.upsample_initial_channel)
     throw Error("generator: expected input [" + std::to_string(cfg_.upsample_initial_channel) + ", T], got " +
                 shape_to_string(x_in.shape()));
@@ -210,6 +228,7 @@ void Generator::forward_from_har(const Tensor& x_in, const Tensor& har, const fl
     run_stage(i, x, har, style, next, trace);
     std::swap(x, next);
     kokoro::trace(trace, "gen_stage_" + std::to_string(i), x);
+    if (after_stage) after_stage(i);
   }
   post(x, post_out);
   kokoro::trace(trace, "gen_conv_post", post_out);

@@ -4,6 +4,7 @@
 // finally conv_post(leaky_relu(x, 0.01)) -> exp(first n_fft/2+1 rows) as magnitude, sin(rest) as phase -> iSTFT.
 // Hyper-parameters come from the model's config ("istftnet").
 #pragma once
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -31,13 +32,16 @@ class Generator {
   explicit Generator(const ModelFile& model);
   // x [upsample_initial_channel, T] (the decoder's output), f0 [T] (F0 curve, one value per x column),
   // -> audio [T * prod(upsample_rates) * hop].
+  // after_stage, when given, runs after each upsample stage (its index): the offline path gives the stage's
+  // weight pages back there on long segments (engine/synthesizer.h).
+  using StageDone = std::function<void(size_t stage)>;
   void forward(const Tensor& x, const float* f0, const float* style, NoiseSource& noise, Tensor& audio,
-               const Trace* trace = nullptr) const;
+               const Trace* trace = nullptr, const StageDone& after_stage = {}) const;
   // forward() after the harmonic source: har [n_fft + 2, T * up / hop + 1] as harmonic_features makes it.
   // A slice of a segment (x columns [a, b), har columns [a * up / hop, b * up / hop + 1)) gives that slice's
   // audio with the slice's own instance-norm statistics (vocoder/slice_vocoder.h).
   void forward_from_har(const Tensor& x, const Tensor& har, const float* style, Tensor& audio,
-                        const Trace* trace = nullptr) const;
+                        const Trace* trace = nullptr, const StageDone& after_stage = {}) const;
   // Harmonic-feature columns per x column (prod(upsample_rates)), audio samples per x column (that * hop).
   int64_t har_columns_per_frame() const;
   int64_t samples_per_frame() const { return har_columns_per_frame() * cfg_.hop; }
