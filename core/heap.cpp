@@ -1,5 +1,9 @@
 #include "core/heap.h"
 
+// <cstdlib> brings in glibc's <features.h>, which defines __GLIBC__: without a libc header before the test
+// below, the test was false and nothing was ever returned (sixth session; tests/test_heap.cpp).
+#include <cstdlib>
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif

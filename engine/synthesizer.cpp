@@ -1,6 +1,7 @@
 #include "engine/synthesizer.h"
 
 #include "core/error.h"
+#include "core/heap.h"
 #include "core/trace.h"
 
 namespace kokoro {
@@ -18,14 +19,20 @@ SynthesisResult Synthesizer::synthesize(const std::vector<int64_t>& ids, const V
 
 void Synthesizer::vocode(const Tensor& asr, const Tensor& f0, const Tensor& n, const float* style, NoiseSource& noise,
                          Tensor& audio, const Trace* trace) const {
+  // The weights' pages, and the heap's free pages: the heap keeps what a part freed resident (glibc returns
+  // only its top by itself), ~80-130 MB by the generator's last stage in a process that prepared its weights
+  // itself and freed the heap copies when it wrote the store.
   const bool release = asr.dim(1) >= kReleasePagesFromFrames;
+  auto give_back = [&] {
+    if (!release) return;
+    model_->release_resident_pages();
+    return_free_heap_pages();
+  };
   Tensor x;
   decoder_.features(asr, f0, n, style, x, trace);
-  if (release) model_->release_resident_pages();  // the decoder half's weights
+  give_back();  // the decoder half's
   // And each generator stage's: the last stage, the peak of a long segment, needs only its own.
-  decoder_.generator().forward(x, f0.data(), style, noise, audio, trace, [&](size_t) {
-    if (release) model_->release_resident_pages();
-  });
+  decoder_.generator().forward(x, f0.data(), style, noise, audio, trace, [&](size_t) { give_back(); });
   kokoro::trace(trace, "audio", audio);
 }
 
