@@ -17,12 +17,14 @@ SynthesisResult Synthesizer::synthesize(const std::vector<int64_t>& ids, const V
 }
 
 void Synthesizer::vocode(const Tensor& asr, const Tensor& f0, const Tensor& n, const float* style, NoiseSource& noise,
-                         Tensor& audio, const Trace* trace) const {
+                         Tensor& audio, const Trace* trace, const ProgressCallback* progress) const {
   const bool release = asr.dim(1) >= kReleasePagesFromFrames;
+  const WorkProgress generator_part{progress, decoder_.features_macs_per_frame() / decoder_.macs_per_frame(), 1.0};
   Tensor x;
   decoder_.features(asr, f0, n, style, x, trace);
+  report_progress(&generator_part, 0.0);
   if (release) model_->release_resident_pages();  // the decoder half's weights
-  decoder_.generator().forward(x, f0.data(), style, noise, audio, trace);
+  decoder_.generator().forward(x, f0.data(), style, noise, audio, trace, &generator_part);
   if (release) model_->release_resident_pages();  // and the generator's: the next segment reads others first
   kokoro::trace(trace, "audio", audio);
 }
