@@ -61,10 +61,12 @@ void StreamEngine::preroll_decide(const std::vector<double>& to_vocode_seconds, 
       const double a = to_vocode_seconds.front();
       vocode.front() = remaining_vocode_seconds(vocode.front(), progress->elapsed_seconds, progress->fraction, o,
                                                 progress->recent_pace);
-      // Later segments at the pace now estimated for this one (beyond its overhead).
+      // Later segments at the pace now estimated for this one (beyond its overhead); once it is done, at
+      // the time it took.
       const double f = std::min(std::max(progress->fraction, 0.0), 1.0);
-      if (f > 0 && f < 1 && a > 0) {
-        speed.per_second = std::max(0.0, vocode.front() / (1.0 - f) - speed.overhead_seconds) / a;
+      if (f > 0 && a > 0) {
+        const double whole = f < 1 ? vocode.front() / (1.0 - f) : progress->elapsed_seconds;
+        speed.per_second = std::max(0.0, whole - speed.overhead_seconds) / a;
         for (size_t k = 1; k < vocode.size(); ++k) vocode[k] = speed.seconds(to_vocode_seconds[k]);
       }
     }

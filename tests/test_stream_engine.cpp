@@ -597,10 +597,13 @@ TEST(StreamEngine, UnderrunPlaysSilenceCountsAndLosesNothing) {
 // Exact mode's pre-roll (engine/preroll.h). The device is the test's; the vocoder is "slow" because the
 // test holds it before a segment, and the speed estimate starts at 10 s per second of audio (measuring the
 // real first segment can at most halve it), so the rule always asks for more than a first segment: the
-// outcome depends on the rule, not on this machine's speed.
+// outcome depends on the rule, not on this machine's speed. These tests use the first rule (decided when a
+// segment's vocoding starts and when it is queued): following the progress measures this machine's real
+// pace on the wall clock; the virtual-time tests below prove that rule.
 StreamOptions slow_vocoder_preroll(Gate& gate, std::atomic<int>& chunks, int stuck_at) {
   StreamOptions so;
   so.preroll.nominal_rtf = 10;
+  so.preroll.follow_progress = false;
   so.before_chunk = [&gate, &chunks, stuck_at] {
     if (++chunks == stuck_at) gate.pass();
   };
