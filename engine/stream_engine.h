@@ -22,8 +22,9 @@
 // audio ring position where it starts, so stale and fresh audio are told apart exactly.
 //
 // Pre-roll (exact mode, real-time sinks): the vocoder worker decides when an utterance's playback may start
-// (when the audio vocoded covers the estimated vocoding of the segments after it, at the latest when its
-// last segment is vocoded or the audio ring is full) and publishes it in two atomics, hold_from_ (the
+// (when the audio vocoded covers the estimated vocoding of the segments after it, re-decided at every
+// progress point of a segment's vocoding, at the latest when its last segment is vocoded or the audio ring
+// is full) and publishes it in two atomics, hold_from_ (the
 // ring position where the held utterance starts) and release_at_ns_ (when it may start); the output thread
 // hands nothing at or after hold_from_ to the sink before that time. A barge-in drops the held audio like
 // any other stale audio.

@@ -1,6 +1,7 @@
 // Exact mode's pre-roll rule (engine/preroll.h) without the model: the formula, proven on a simulated
 // device (the "machine" is a speed figure, no wall clock): starting with the pre-roll the rule asks for,
-// every segment is vocoded before it is due; with less, the device runs dry.
+// every segment is vocoded before it is due; with less, the device runs dry. Then the rule that follows the
+// vocoder's progress: its estimator, and a simulated machine whose pace changes within a segment.
 #include <gtest/gtest.h>
 
 #include <algorithm>
