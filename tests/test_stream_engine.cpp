@@ -1052,6 +1052,12 @@ TEST(StreamEngine, BadOptionsAreClearErrors) {
   so = {};
   so.preroll.margin_seconds = -1;
   EXPECT_THROW(StreamEngine(e.synth, e.frontend, e.voice, sink, EngineVoice{}, SynthesisMode::exact, so), Error);
+  so = {};
+  so.preroll.progress_trust_fraction = 0;
+  EXPECT_THROW(StreamEngine(e.synth, e.frontend, e.voice, sink, EngineVoice{}, SynthesisMode::exact, so), Error);
+  so = {};
+  so.preroll.segment_overhead_seconds = -0.1;
+  EXPECT_THROW(StreamEngine(e.synth, e.frontend, e.voice, sink, EngineVoice{}, SynthesisMode::exact, so), Error);
   EXPECT_THROW(parse_synthesis_mode("fast"), Error);
 }
 
