@@ -11,9 +11,17 @@
 //     Q  >=  max over k of ( V_1 + ... + V_k  -  (A_1 + ... + A_{k-1}) )  +  margin
 //
 // with V_i inflated by margin_share (the speed varies under load) and a fixed margin_seconds (scheduling,
-// the wait for a segment's acoustic model). The engine applies it in engine/stream_engine_preroll.cpp, with
-// rtf = the vocoder's measured speed plus the acoustic model's: while a segment is vocoded the acoustic
-// worker computes the next one on the same cores.
+// the wait for a segment's acoustic model).
+//
+// Following the vocoder's progress (follow_progress, the default): the engine re-decides at every progress
+// point of the segment being vocoded (Synthesizer::vocode reports the fraction of its multiply-adds done).
+// V_1 is then what is left of that segment at the pace measured so far (remaining_vocode_seconds: the pace
+// before it started while little is done, the measured one once a trust fraction is done, a slower one at
+// once), and every later segment takes overhead + per_second * A_i (VocodeSpeed): a short first segment's
+// fixed cost does not inflate the estimate of a long one. The time measured is wall-clock, so it includes
+// the acoustic worker computing the next segment on the same cores and any other load.
+// Without follow_progress (the first rule): V_i = rtf * A_i with rtf = the vocoder's measured speed plus
+// the acoustic model's, decided when a segment's vocoding starts and when its audio is queued.
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -30,7 +38,32 @@ struct PrerollOptions {
   // Estimating a later segment's audio from its phonemes before its acoustic model has run: frames per
   // phoneme at speed 1 until measured (the acoustic worker then uses the ratio it has seen).
   double nominal_frames_per_phoneme = 3.0;
+  // Re-decide at each progress point of a segment's vocoding from its measured pace (see above).
+  bool follow_progress = true;
+  double segment_overhead_seconds = 0.05;  // a segment's vocoding time beyond per_second * its audio
+  double progress_trust_fraction = 0.25;   // the fraction of a segment's work after which its own pace counts alone
 };
+
+// A segment of `audio` seconds takes overhead_seconds + per_second * audio to vocode.
+struct VocodeSpeed {
+  double per_second = 0, overhead_seconds = 0;
+  double seconds(double audio) const { return overhead_seconds + per_second * audio; }
+};
+
+// The vocoding time left on a segment whose whole vocoding was estimated at `prior_seconds` before it
+// started, `fraction` of its work done after `elapsed_seconds`: the rest of the work at the estimated pace
+// (seconds per whole segment). The measured pace is elapsed / fraction, or the last piece's
+// `recent_pace` (its seconds over its fraction) when that is slower: a machine that has just slowed down
+// shows it there first. A measured pace slower than the prior counts at once; a faster one moves the prior
+// to it in proportion to the fraction done, reaching it at options.progress_trust_fraction. Nothing done
+// yet: the prior.
+double remaining_vocode_seconds(double prior_seconds, double elapsed_seconds, double fraction, const PrerollOptions& options,
+                                double recent_pace = 0);
+
+// The audio that must be queued when segments of `audio_seconds` (in order; the first one is being vocoded
+// or is next) still take `vocode_seconds` each: the formula above with V_i = vocode_seconds[i].
+double preroll_needed_seconds(const std::vector<double>& audio_seconds, const std::vector<double>& vocode_seconds,
+                              const PrerollOptions& options);
 
 // The audio (seconds) that must be queued ahead of playback when the vocoder starts on the first of
 // `audio_seconds` (the segments still to vocode, in order) at `rtf`: the formula above. 0 for no segment.

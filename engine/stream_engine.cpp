@@ -77,9 +77,11 @@ StreamEngine::StreamEngine(std::shared_ptr<const Synthesizer> synth, std::shared
     throw Error("streaming engine: chunk sizes must satisfy 1 <= first <= max");
   if (options_.text_piece_bytes < 64) throw Error("streaming engine: text pieces of at least 64 bytes");
   const PrerollOptions& pr = options_.preroll;
-  if (!(pr.nominal_rtf >= 0 && pr.nominal_acoustic_rtf >= 0 && pr.margin_seconds >= 0 && pr.margin_share >= 0 && pr.nominal_frames_per_phoneme > 0) ||
-      !std::isfinite(pr.nominal_rtf + pr.nominal_acoustic_rtf + pr.margin_seconds + pr.margin_share + pr.nominal_frames_per_phoneme))
-    throw Error("streaming engine: pre-roll settings must be finite, >= 0, frames per phoneme > 0");
+  if (!(pr.nominal_rtf >= 0 && pr.nominal_acoustic_rtf >= 0 && pr.margin_seconds >= 0 && pr.margin_share >= 0 && pr.nominal_frames_per_phoneme > 0 &&
+        pr.segment_overhead_seconds >= 0 && pr.progress_trust_fraction > 0 && pr.progress_trust_fraction <= 1) ||
+      !std::isfinite(pr.nominal_rtf + pr.nominal_acoustic_rtf + pr.margin_seconds + pr.margin_share + pr.nominal_frames_per_phoneme +
+                     pr.segment_overhead_seconds))
+    throw Error("streaming engine: pre-roll settings must be finite, >= 0, frames per phoneme > 0, trust fraction in (0, 1]");
   preroll_rtf_ = pr.nominal_rtf;
   acoustic_rtf_.store(pr.nominal_acoustic_rtf);
   if (mode_ == SynthesisMode::stream) {
@@ -165,6 +167,9 @@ StreamEngineStats StreamEngine::stats() const {
   s.slices = slices_.load();
   s.slices_shortened = slices_shortened_.load();
   s.preroll_holds = preroll_holds_.load();
+  s.samples_vocoded = audio_.write_position();
+  s.preroll_holding = hold_from_.load() != kNoHold;
+  s.preroll_release_at_ns = release_at_ns_.load();
   return s;
 }
 
@@ -587,10 +592,23 @@ void StreamEngine::synthesize_segment(uint64_t generation, uint64_t utterance) {
     for (const double f : seg_.following_frames) to_vocode.push_back(f * kSecondsPerFrame);
     preroll_decide(to_vocode, true);  // this segment's vocoding starts now
     const auto t0 = Clock::now();
-    synth_->vocode(asr, f0, n, seg_.style.data(), noise, audio);
-    const double took = ms_since(t0) / 1e3;
-    add_synth_seconds(utterance, took);
-    preroll_rtf_ = updated_preroll_rtf(preroll_rtf_, took / to_vocode.front());
+    const int64_t t0_ns = preroll_now_ns();
+    VocodeProgress last{0, 0, 0};
+    const ProgressCallback on_progress = [&](double fraction) {
+      if (options_.on_vocode_progress) options_.on_vocode_progress(to_vocode.front(), fraction);
+      if (!preroll_.active || !options_.preroll.follow_progress) return;
+      const double elapsed = static_cast<double>(preroll_now_ns() - t0_ns) * 1e-9;
+      // The last piece's pace, from the first generator piece on (the decoder half's pace is another).
+      const double piece = fraction - last.fraction;
+      const double recent = last.fraction > 0 && piece > 0 ? (elapsed - last.elapsed_seconds) / piece : 0.0;
+      last = VocodeProgress{elapsed, fraction, recent};
+      preroll_decide(to_vocode, false, &last);
+    };
+    synth_->vocode(asr, f0, n, seg_.style.data(), noise, audio, nullptr, &on_progress);
+    add_synth_seconds(utterance, ms_since(t0) / 1e3);
+    const double took = static_cast<double>(preroll_now_ns() - t0_ns) * 1e-9;
+    const double overhead = options_.preroll.follow_progress ? options_.preroll.segment_overhead_seconds : 0.0;
+    preroll_rtf_ = updated_preroll_rtf(preroll_rtf_, std::max(took - overhead, 0.0) / to_vocode.front());
     chunks_.fetch_add(1);
     mark_first_segment(utterance);  // computed: the acoustic worker may go on (the push may block at playback pace)
     if (!push_audio(audio.data(), audio.numel(), generation)) return;
@@ -720,7 +738,7 @@ void StreamEngine::output_loop() {
     // Pre-roll (read after the ring, so that the hold stored before an utterance's audio is seen with it).
     // A hold behind the read position is a barge-in's leftover: the vocoder replaces it at its next utterance.
     if (uint64_t hold = hold_from_.load(std::memory_order_acquire); hold == pos) {
-      if (steady_now_ns() < release_at_ns_.load(std::memory_order_acquire)) {
+      if (preroll_now_ns() < release_at_ns_.load(std::memory_order_acquire)) {
         nap();
         continue;
       }

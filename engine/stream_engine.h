@@ -22,8 +22,9 @@
 // audio ring position where it starts, so stale and fresh audio are told apart exactly.
 //
 // Pre-roll (exact mode, real-time sinks): the vocoder worker decides when an utterance's playback may start
-// (when the audio vocoded covers the estimated vocoding of the segments after it, at the latest when its
-// last segment is vocoded or the audio ring is full) and publishes it in two atomics, hold_from_ (the
+// (when the audio vocoded covers the estimated vocoding of the segments after it, re-decided at every
+// progress point of a segment's vocoding, at the latest when its last segment is vocoded or the audio ring
+// is full) and publishes it in two atomics, hold_from_ (the
 // ring position where the held utterance starts) and release_at_ns_ (when it may start); the output thread
 // hands nothing at or after hold_from_ to the sink before that time. A barge-in drops the held audio like
 // any other stale audio.
@@ -80,6 +81,12 @@ struct StreamEngineStats {
   uint64_t slices = 0;                 // generator slices (slice mode)
   uint64_t slices_shortened = 0;       // slices the measured bound made shorter than the nominal plan
   uint64_t preroll_holds = 0;          // exact mode: utterances whose vocoded audio waited for the pre-roll rule
+  // For tests of the pre-roll: audio samples vocoded so far (the audio ring's write position), whether a
+  // hold is set (also a barge-in's leftover, until the next utterance replaces it) and its release time
+  // (the pre-roll clock's nanoseconds; INT64_MAX: not before a decision of the vocoder worker).
+  uint64_t samples_vocoded = 0;
+  bool preroll_holding = false;
+  int64_t preroll_release_at_ns = 0;
 };
 
 class StreamEngine {
@@ -227,12 +234,24 @@ class StreamEngine {
     bool counted = false;
     uint64_t utterance = 0, start = 0;  // start: its first ring position
   } preroll_;
-  double preroll_rtf_ = 0;
+  double preroll_rtf_ = 0;  // following progress: per audio second beyond the segment overhead
   std::atomic<uint64_t> hold_from_{kNoHold};
-  std::atomic<int64_t> release_at_ns_{INT64_MAX};  // steady_clock, nanoseconds since its epoch
+  std::atomic<int64_t> release_at_ns_{INT64_MAX};  // preroll_now_ns()'s clock
   std::atomic<uint64_t> preroll_holds_{0};
+  // steady_clock (nanoseconds since its epoch), or the test's clock (StreamOptions::preroll_clock_ns): an
+  // atomic load either way, so that the output thread may read it.
+  int64_t preroll_now_ns() const {
+    return options_.preroll_clock_ns ? options_.preroll_clock_ns->load(std::memory_order_acquire) : steady_now_ns();
+  }
+  struct VocodeProgress {
+    double elapsed_seconds, fraction;  // of the segment being vocoded (the first of to_vocode_seconds)
+    double recent_pace;                // the last piece's seconds over its fraction (0: none)
+  };
   void preroll_begin(uint64_t utterance);
-  void preroll_decide(const std::vector<double>& to_vocode_seconds, bool starting);
+  // `progress`: the first segment is being vocoded and has got that far (null: it starts, or has been queued
+  // when `starting` is false).
+  void preroll_decide(const std::vector<double>& to_vocode_seconds, bool starting,
+                      const VocodeProgress* progress = nullptr);
   void preroll_release();
   std::thread acoustic_, vocoder_, output_;
 };

@@ -6,6 +6,9 @@
 // segment's vocoding starts: the wait for its acoustic model is no vocoding progress). It releases for good
 // when the utterance's last segment is vocoded, when the utterance ends (a failure, trailing silence) and
 // when the audio ring is full. The output thread only compares (engine/stream_engine.cpp, output_loop).
+// Following progress (PrerollOptions::follow_progress), it also re-decides at every progress point of a
+// segment's vocoding (Synthesizer::vocode's callback), with what is left of that segment at the pace
+// measured so far: the release time moves earlier on a fast machine and later on a slow or loaded one.
 //
 // Segments not produced yet: the acoustic worker holds an utterance's later segments until the first one is
 // vocoded (first_segment_first), so when the first segment's audio is queued the second one's frames are
@@ -40,27 +43,55 @@ void StreamEngine::preroll_release() {
   wake();
 }
 
-void StreamEngine::preroll_decide(const std::vector<double>& to_vocode_seconds, bool starting) {
+void StreamEngine::preroll_decide(const std::vector<double>& to_vocode_seconds, bool starting,
+                                  const VocodeProgress* progress) {
   if (!preroll_.active) return;
   if (hold_from_.load() != preroll_.start) {  // the output thread has started it (its release time came)
     preroll_.active = false;
     return;
   }
-  // The next segment's acoustic model runs while a segment is vocoded, on the same cores: both count.
-  const double rtf = preroll_rtf_ + acoustic_rtf_.load();
-  const double need = preroll_needed_seconds(to_vocode_seconds, rtf, options_.preroll);
+  const PrerollOptions& o = options_.preroll;
+  double need = 0, rtf = 0;
+  if (o.follow_progress) {
+    // Wall-clock pace: it includes the acoustic worker's next segment on the same cores, and any other load.
+    VocodeSpeed speed{preroll_rtf_, o.segment_overhead_seconds};
+    std::vector<double> vocode(to_vocode_seconds.size());
+    for (size_t k = 0; k < vocode.size(); ++k) vocode[k] = speed.seconds(to_vocode_seconds[k]);
+    if (progress && !vocode.empty()) {
+      const double a = to_vocode_seconds.front();
+      vocode.front() = remaining_vocode_seconds(vocode.front(), progress->elapsed_seconds, progress->fraction, o,
+                                                progress->recent_pace);
+      // Later segments at the pace now estimated for this one (beyond its overhead); once it is done, at
+      // the time it took.
+      const double f = std::min(std::max(progress->fraction, 0.0), 1.0);
+      if (f > 0 && a > 0) {
+        const double whole = f < 1 ? vocode.front() / (1.0 - f) : progress->elapsed_seconds;
+        speed.per_second = std::max(0.0, whole - speed.overhead_seconds) / a;
+        for (size_t k = 1; k < vocode.size(); ++k) vocode[k] = speed.seconds(to_vocode_seconds[k]);
+      }
+    }
+    rtf = speed.per_second;
+    need = preroll_needed_seconds(to_vocode_seconds, vocode, o);
+  } else {
+    // The next segment's acoustic model runs while a segment is vocoded, on the same cores: both count.
+    rtf = preroll_rtf_ + acoustic_rtf_.load();
+    need = preroll_needed_seconds(to_vocode_seconds, rtf, o);
+  }
   const double held = static_cast<double>(audio_.write_position() - preroll_.start) / kSampleRate;
   // Audio ahead of the device's play position: the held audio, and what is left of the utterance before.
   const double queued = queued_audio_seconds();
-  spdlog::debug("pre-roll: {} segment(s) to vocode at RTF {:.3f} + {:.3f} need {:.2f} s, {:.2f} s held, {:.2f} s queued{}",
-                to_vocode_seconds.size(), preroll_rtf_, rtf - preroll_rtf_, need, held, queued, starting ? " (vocoding starts)" : "");
+  spdlog::debug("pre-roll: {} segment(s) to vocode at {:.3f} s per second need {:.2f} s, {:.2f} s held, {:.2f} s queued{}{}",
+                to_vocode_seconds.size(), rtf, need, held, queued, starting ? " (vocoding starts)" : "",
+                progress ? fmt::format(" ({:.0f} % vocoded in {:.3f} s)", 100 * progress->fraction, progress->elapsed_seconds) : "");
   if (queued >= need) {
     preroll_release();
     return;
   }
   // Nothing held yet (the first segment starts): decide when its audio is queued, with its measured speed.
-  const bool timed = starting && held > 0;
-  release_at_ns_.store(timed ? steady_now_ns() + static_cast<int64_t>((need - held) * 1e9) : INT64_MAX);
+  // A segment queued: not before the next one's vocoding starts (the wait for its acoustic model is no
+  // vocoding progress).
+  const bool timed = (starting || progress) && held > 0;
+  release_at_ns_.store(timed ? preroll_now_ns() + static_cast<int64_t>((need - held) * 1e9) : INT64_MAX);
   if (held > 0 && !preroll_.counted) {  // audio is ready and waits
     preroll_.counted = true;
     preroll_holds_.fetch_add(1);

@@ -1,5 +1,6 @@
 // Settings and events of the streaming engine (engine/stream_engine.h), shared with engine/speaker.h.
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -72,6 +73,12 @@ struct StreamOptions {
 
   // Test instrumentation: called by the vocoder worker before each chunk of work (e.g. to make it slow).
   std::function<void()> before_chunk;
+  // Test instrumentation, exact mode: called by the vocoder worker at each progress point of a segment's
+  // vocoding (the segment's audio seconds, the fraction of its work done), before the pre-roll decides.
+  std::function<void(double audio_seconds, double done_fraction)> on_vocode_progress;
+  // Test instrumentation: the pre-roll's clock (nanoseconds) instead of steady_clock, for the vocoding times
+  // it measures and the release times it sets. The test advances it; it must outlive the engine.
+  const std::atomic<int64_t>* preroll_clock_ns = nullptr;
 };
 
 // Timestamps for captions. Positions are in the output stream: seconds of audio handed to the sink since

@@ -18,7 +18,7 @@ SynthesisResult Synthesizer::synthesize(const std::vector<int64_t>& ids, const V
 }
 
 void Synthesizer::vocode(const Tensor& asr, const Tensor& f0, const Tensor& n, const float* style, NoiseSource& noise,
-                         Tensor& audio, const Trace* trace) const {
+                         Tensor& audio, const Trace* trace, const ProgressCallback* progress) const {
   // The weights' pages, and the heap's free pages: the heap keeps what a part freed resident (glibc returns
   // only its top by itself), ~80-130 MB by the generator's last stage in a process that prepared its weights
   // itself and freed the heap copies when it wrote the store.
@@ -28,11 +28,14 @@ void Synthesizer::vocode(const Tensor& asr, const Tensor& f0, const Tensor& n, c
     model_->release_resident_pages();
     return_free_heap_pages();
   };
+  const WorkProgress generator_part{progress, decoder_.features_macs_per_frame() / decoder_.macs_per_frame(), 1.0};
   Tensor x;
   decoder_.features(asr, f0, n, style, x, trace);
+  report_progress(&generator_part, 0.0);
   give_back();  // the decoder half's
   // And each generator stage's: the last stage, the peak of a long segment, needs only its own.
-  decoder_.generator().forward(x, f0.data(), style, noise, audio, trace, [&](size_t) { give_back(); });
+  decoder_.generator().forward(x, f0.data(), style, noise, audio, trace, &generator_part,
+                               [&](size_t) { give_back(); });
   kokoro::trace(trace, "audio", audio);
 }
 

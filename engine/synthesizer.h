@@ -52,10 +52,12 @@ class Synthesizer {
   // Decoder::forward over one segment's aligned features, in its two halves: a segment of
   // kReleasePagesFromFrames or more releases the weights' pages after the first and after each generator stage
   // (ModelFile::release_resident_pages), so that the generator's last stage, where a long segment's memory
-  // peaks, has only its own weights resident. Exact mode
-  // of the offline path and of the streaming engine.
+  // peaks, has only its own weights resident. Exact mode of the offline path and of the streaming engine.
+  // `progress` is called on this thread after the decoder half and after each piece of the generator with
+  // the fraction of the work done (weighted by multiply-adds, vocoder/work_progress.h), last with 1; the
+  // streaming engine's pre-roll follows it.
   void vocode(const Tensor& asr, const Tensor& f0, const Tensor& n, const float* style, NoiseSource& noise,
-              Tensor& audio, const Trace* trace = nullptr) const;
+              Tensor& audio, const Trace* trace = nullptr, const ProgressCallback* progress = nullptr) const;
   const ModelFile& model() const { return *model_; }
 
  private:

@@ -1,6 +1,7 @@
 // Exact mode's pre-roll rule (engine/preroll.h) without the model: the formula, proven on a simulated
 // device (the "machine" is a speed figure, no wall clock): starting with the pre-roll the rule asks for,
-// every segment is vocoded before it is due; with less, the device runs dry.
+// every segment is vocoded before it is due; with less, the device runs dry. Then the rule that follows the
+// vocoder's progress: its estimator, and a simulated machine whose pace changes within a segment.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -86,6 +87,130 @@ TEST(Preroll, SpeedEstimateFollowsASlowerMachineAtOnceAndAFasterOneHalfway) {
   EXPECT_DOUBLE_EQ(updated_preroll_rtf(0.2, 0.5), 0.5);
   EXPECT_DOUBLE_EQ(updated_preroll_rtf(0.4, 0.2), 0.3);
   EXPECT_DOUBLE_EQ(updated_preroll_rtf(0.4, 0.0), 0.4) << "no measurement, no change";
+}
+
+// ---- following the vocoder's progress
+
+TEST(Preroll, GivenVocodingTimesTheRuleIsTheSameFormula) {
+  const std::vector<double> audio{14.0, 20.0};
+  EXPECT_DOUBLE_EQ(preroll_needed_seconds(audio, std::vector<double>{14.0 * 0.14, 20.0 * 0.14}, bare()),
+                   preroll_needed_seconds(audio, 0.14, bare()));
+  // A segment partly vocoded: only what is left of it counts, and the next one's time after it.
+  EXPECT_DOUBLE_EQ(preroll_needed_seconds(audio, std::vector<double>{1.0, 3.0}, bare()), 1.0);
+  EXPECT_DOUBLE_EQ(preroll_needed_seconds({1.0, 20.0}, std::vector<double>{0.5, 3.0}, bare()), 0.5 + 3.0 - 1.0);
+  PrerollOptions o;
+  o.margin_seconds = 0.25;
+  o.margin_share = 0.2;
+  EXPECT_DOUBLE_EQ(preroll_needed_seconds({10.0}, std::vector<double>{2.0}, o), 2.0 * 1.2 + 0.25);
+}
+
+TEST(Preroll, SegmentOverheadKeepsAShortSegmentFromInflatingALongOnesEstimate) {
+  // Measured: 2 s of audio in 0.4 s, with 0.05 s of it fixed per segment.
+  const VocodeSpeed speed{(0.4 - 0.05) / 2.0, 0.05};
+  EXPECT_NEAR(speed.seconds(2.0), 0.4, 1e-12);
+  EXPECT_NEAR(speed.seconds(14.0), 0.05 + 0.175 * 14.0, 1e-12);
+  EXPECT_LT(speed.seconds(14.0), 14.0 * 0.4 / 2.0) << "the short segment's RTF would say 2.8 s";
+}
+
+TEST(Preroll, NothingVocodedYetLeavesThePrior) {
+  const PrerollOptions o;
+  EXPECT_DOUBLE_EQ(remaining_vocode_seconds(3.0, 0.0, 0.0, o), 3.0);
+  EXPECT_DOUBLE_EQ(remaining_vocode_seconds(3.0, 0.7, 0.0, o), 3.0) << "no progress reported: no pace to measure";
+}
+
+TEST(Preroll, ASlowerPaceThanThePriorCountsAtOnce) {
+  PrerollOptions o;
+  o.progress_trust_fraction = 0.25;
+  // 5 % done in 0.5 s: 10 s for the whole, 9.5 s left, although the prior said 3 s.
+  EXPECT_NEAR(remaining_vocode_seconds(3.0, 0.5, 0.05, o), 9.5, 1e-12);
+  // Stuck after that: the estimate keeps growing with the time spent.
+  EXPECT_GT(remaining_vocode_seconds(3.0, 2.0, 0.05, o), remaining_vocode_seconds(3.0, 0.5, 0.05, o));
+}
+
+TEST(Preroll, AFasterPaceThanThePriorCountsInProportionToTheWorkDone) {
+  PrerollOptions o;
+  o.progress_trust_fraction = 0.25;
+  // The prior says 4 s; the pace says 2 s for the whole.
+  const double early = remaining_vocode_seconds(4.0, 0.1, 0.05, o);  // 20 % trusted: 3.6 s total
+  EXPECT_NEAR(early, 3.6 * 0.95, 1e-12);
+  const double later = remaining_vocode_seconds(4.0, 0.5, 0.25, o);  // trusted: 2 s total
+  EXPECT_NEAR(later, 2.0 * 0.75, 1e-12);
+  EXPECT_NEAR(remaining_vocode_seconds(4.0, 1.6, 0.8, o), 2.0 * 0.2, 1e-12);
+  EXPECT_DOUBLE_EQ(remaining_vocode_seconds(4.0, 2.0, 1.0, o), 0.0) << "all done";
+}
+
+// A simulated machine for the rule re-decided at each progress point (no wall clock): issue 16's shape,
+// 2 s held while the 14 s segment is vocoded, a 20 s one after it. The pace is early_rtf (seconds per audio
+// second) up to the fraction slow_from of the segment's work, late_rtf after it. At each progress point the
+// engine sees the elapsed time and the last piece's pace; playback starts there when the held audio covers
+// the rule, or at the release time it sets if that comes before the next point.
+struct Machine {
+  double early_rtf, late_rtf, slow_from;
+};
+struct Outcome {
+  double start, ready;  // when playback starts and when the segment is vocoded (its vocoding started at 0)
+};
+Outcome simulate(const Machine& m, const PrerollOptions& o) {
+  const double held = 2.0;
+  const std::vector<double> audio{14.0, 20.0};
+  const std::vector<double> points{0.05, 0.15, 0.18, 0.27, 0.40, 0.62, 0.67, 0.80, 1.0};  // a generator-like split
+  const VocodeSpeed prior{0.25, o.segment_overhead_seconds};
+  auto time_at = [&](double f) {
+    const double a = audio.front();
+    return f <= m.slow_from ? f * a * m.early_rtf : m.slow_from * a * m.early_rtf + (f - m.slow_from) * a * m.late_rtf;
+  };
+  double last_t = 0, last_f = 0;
+  for (size_t i = 0; i < points.size(); ++i) {
+    const double f = points[i], t = time_at(f);
+    const double recent = last_f > 0 ? (t - last_t) / (f - last_f) : 0.0;
+    const double remaining = remaining_vocode_seconds(prior.seconds(audio.front()), t, f, o, recent);
+    VocodeSpeed live = prior;
+    if (f < 1) live.per_second = std::max(0.0, remaining / (1 - f) - prior.overhead_seconds) / audio.front();
+    const double need = preroll_needed_seconds(audio, std::vector<double>{remaining, live.seconds(audio[1])}, o);
+    const double release = t + std::max(0.0, need - held);
+    if (i + 1 == points.size() || release <= time_at(points[i + 1])) return {release, time_at(1.0)};
+    last_t = t;
+    last_f = f;
+  }
+  return {-1, time_at(1.0)};
+}
+
+TEST(Preroll, ProgressRuleStartsLongBeforeTheSegmentIsVocodedOnAFastMachine) {
+  const PrerollOptions o;  // the defaults
+  for (const double rtf : {0.08, 0.12, 0.15}) {
+    SCOPED_TRACE(rtf);
+    const Outcome out = simulate({rtf, rtf, 1.0}, o);
+    EXPECT_LE(out.ready, out.start + 2.0) << "late";
+    EXPECT_LT(out.start, 0.6 * out.ready) << "a fast machine starts long before the segment is vocoded";
+    // The first rule (decided when the vocoding starts, at the prior's speed plus the acoustic model's):
+    const double old_need = preroll_needed_seconds({14.0, 20.0}, 0.25 + 0.06, o);
+    EXPECT_LT(out.start, old_need - 2.0);
+  }
+}
+
+// However the pace changes, the segment is never late once a progress point has seen the slower pace
+// before playback starts: the rule holds on. (A slowdown after the start is what the margins are for.)
+TEST(Preroll, ProgressRuleNeverStartsTooEarlyForASlowdownItHasSeen) {
+  const PrerollOptions o;
+  int seen = 0, slowdowns_seen = 0;
+  for (const double early : {0.08, 0.12, 0.17, 0.25, 0.4})
+    for (const double late : {0.1, 0.17, 0.3, 0.6, 1.0, 1.5})
+      for (const double from : {0.1, 0.16, 0.3, 0.5, 0.7}) {
+        const Machine m{early, late, from};
+        const Outcome out = simulate(m, o);
+        SCOPED_TRACE(testing::Message() << early << " then " << late << " from " << from);
+        ASSERT_GE(out.start, 0);
+        // A point after the slowdown came before the start, or the pace did not drop beyond the margin.
+        const double first_point_after = from < 0.15 ? 0.15 : from < 0.18 ? 0.18 : from < 0.27 ? 0.27 : from < 0.4 ? 0.4 : from < 0.62 ? 0.62 : from < 0.67 ? 0.67 : 0.8;
+        const double a = 14.0, seen_at = from * a * early + (first_point_after - from) * a * late;
+        if (late <= early * (1 + o.margin_share) || out.start >= seen_at) {
+          ++seen;
+          if (late > early * (1 + o.margin_share)) ++slowdowns_seen;
+          EXPECT_LE(out.ready, out.start + 2.0) << "late by " << out.ready - out.start - 2.0 << " s";
+        }
+      }
+  EXPECT_GT(seen, 80);
+  EXPECT_GT(slowdowns_seen, 20) << "slowdowns beyond the margins must be among the cases held on";
 }
 
 }  // namespace

@@ -7,7 +7,10 @@
 //     every sample still arrives afterwards;
 //   - back-pressure: a 1 MB text against a device that plays nothing keeps every stage bounded;
 //   - exact mode's pre-roll: a cut first segment waits until the next one is vocoded (no underrun, where
-//     without the rule there is one), a single segment does not wait, a barge-in drops a held utterance.
+//     without the rule there is one), a single segment does not wait, a barge-in drops a held utterance;
+//     following the vocoder's progress (in virtual time: the test's clock is the pre-roll's and the
+//     device's), playback starts earlier than the first rule when the vocoder is fast and holds on when it
+//     slows down mid-segment; Synthesizer::vocode reports its progress without changing a sample.
 // No assertion depends on wall-clock time: the device is a PlaybackQueue (the real JACK/PortAudio logic)
 // rendered by the test thread period by period, and slowness is a hook that blocks until the test says so.
 // A watchdog turns a hang into a loud failure.
@@ -594,10 +597,13 @@ TEST(StreamEngine, UnderrunPlaysSilenceCountsAndLosesNothing) {
 // Exact mode's pre-roll (engine/preroll.h). The device is the test's; the vocoder is "slow" because the
 // test holds it before a segment, and the speed estimate starts at 10 s per second of audio (measuring the
 // real first segment can at most halve it), so the rule always asks for more than a first segment: the
-// outcome depends on the rule, not on this machine's speed.
+// outcome depends on the rule, not on this machine's speed. These tests use the first rule (decided when a
+// segment's vocoding starts and when it is queued): following the progress measures this machine's real
+// pace on the wall clock; the virtual-time tests below prove that rule.
 StreamOptions slow_vocoder_preroll(Gate& gate, std::atomic<int>& chunks, int stuck_at) {
   StreamOptions so;
   so.preroll.nominal_rtf = 10;
+  so.preroll.follow_progress = false;
   so.before_chunk = [&gate, &chunks, stuck_at] {
     if (++chunks == stuck_at) gate.pass();
   };
@@ -770,6 +776,206 @@ TEST(StreamEngine, ExactModeBargeInDuringThePrerollDropsTheUtterance) {
   EXPECT_FALSE(reports[1].interrupted);
 }
 
+// Synthesizer::vocode's progress: after the decoder half, after each generator piece and at the end, rising
+// fractions weighted by the layers' multiply-adds; listening changes no sample.
+TEST(StreamEngine, VocodeReportsItsProgressByWorkWithoutChangingTheAudio) {
+  const Engine& e = engine();
+  ASSERT_TRUE(e.synth) << e.error;
+  const Vocab vocab = Vocab::from_config(e.synth->model().config(), e.synth->model().path());
+  const Segment seg = e.frontend->segment("It went dark.").front();
+  std::vector<int64_t> ids = tokenize(seg.phonemes, vocab);
+  ids.insert(ids.begin(), 0);
+  ids.push_back(0);
+  const float* style = e.voice.style_for(static_cast<int>(utf8::count_code_points(seg.phonemes)));
+  AlignedFeatures feats;
+  e.synth->acoustic().forward(ids, style, 1.0f, feats);
+  Tensor quiet, heard;
+  {
+    SeededNoise noise(3);
+    e.synth->vocode(feats.asr, feats.f0, feats.n, style, noise, quiet);
+  }
+  std::vector<double> fractions;
+  const ProgressCallback record = [&](double f) { fractions.push_back(f); };
+  {
+    SeededNoise noise(3);
+    e.synth->vocode(feats.asr, feats.f0, feats.n, style, noise, heard, nullptr, &record);
+  }
+  ASSERT_EQ(heard.numel(), quiet.numel());
+  EXPECT_TRUE(std::equal(quiet.data(), quiet.data() + quiet.numel(), heard.data()));
+  const Generator& g = e.synth->decoder().generator();
+  size_t pieces = 0;
+  for (size_t i = 0; i < g.num_stages(); ++i) pieces += 1 + g.config().resblock_kernel_sizes.size();
+  ASSERT_EQ(fractions.size(), 1 + pieces + 1) << "decoder half, each stage's source branch and resblocks, the end";
+  for (size_t i = 1; i < fractions.size(); ++i) EXPECT_GT(fractions[i], fractions[i - 1]) << i;
+  EXPECT_EQ(fractions.back(), 1.0);
+  // The decoder half is a small share of the work (1024-wide convs at 40 columns per second against the
+  // generator's 256 and 128 channels at 400 and 2400 columns per second).
+  const double decoder_share = e.synth->decoder().features_macs_per_frame() / e.synth->decoder().macs_per_frame();
+  EXPECT_DOUBLE_EQ(fractions.front(), decoder_share);
+  EXPECT_GT(decoder_share, 0.01);
+  EXPECT_LT(decoder_share, 0.2);
+}
+
+// Exact mode's pre-roll following the vocoder's progress (PrerollOptions::follow_progress), in virtual
+// time: the test's clock is the pre-roll's clock and the device's. It advances only while the vocoder
+// "works": at each progress point of a segment's vocoding the vocoder thread plays the device, one period
+// after the other, until the clock reaches the time that much of the segment takes at the simulated pace
+// (seconds per audio second, per segment and per fraction of its work). Before each period it waits until
+// the engine has handed over all it may (the output thread's own pace is not the test's subject). The outcome
+// depends on the simulated paces only, not on this machine's speed.
+class VirtualVocoderTime {
+ public:
+  static constexpr std::size_t kPeriod = 1024;  // 43 ms: fewer steps for the same virtual time
+  static constexpr int64_t kPeriodNs = static_cast<int64_t>(kPeriod) * 1000000000 / kSampleRate;
+  // pace(segment, fraction): seconds per audio second of the piece of that segment ending at that fraction.
+  using Pace = std::function<double(int segment, double fraction)>;
+  VirtualVocoderTime(ManualDeviceSink& sink, Pace pace) : sink_(sink), pace_(std::move(pace)) {}
+
+  std::atomic<int64_t> clock{1000000000};
+  StreamOptions options(bool follow_progress) {
+    StreamOptions so;
+    so.preroll.follow_progress = follow_progress;
+    so.preroll_clock_ns = &clock;
+    so.on_vocode_progress = [this](double audio_seconds, double fraction) { progress(audio_seconds, fraction); };
+    return so;
+  }
+  void attach(StreamEngine& eng) { eng_ = &eng; }
+  // The clock when the device first played a sample (-1: not yet), in seconds since the first vocoding began.
+  double start_seconds() const { return start_ns_ < 0 ? -1 : static_cast<double>(start_ns_ - first_ns_) * 1e-9; }
+  double seconds_now() const { return static_cast<double>(clock.load() - first_ns_) * 1e-9; }
+  std::vector<float> played;
+
+  // After the last vocoding: plays the rest as the device would (it never runs ahead of the engine here).
+  void play_rest() {
+    for (;;) {
+      const bool idle = eng_->wait_idle(0);
+      if (sink_.queued() >= kPeriod || (idle && sink_.queued() > 0)) {
+        render();
+      } else if (idle) {
+        return;
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    }
+  }
+
+ private:
+  void progress(double audio_seconds, double fraction) {
+    if (first_ns_ < 0) first_ns_ = clock.load();
+    if (fraction <= last_fraction_) {  // a new segment (its first progress point)
+      ++segment_;
+      segment_start_ns_ = clock.load();
+      segment_time_ = 0;
+      last_fraction_ = 0;
+    }
+    segment_time_ += (fraction - last_fraction_) * audio_seconds * pace_(segment_, fraction);
+    last_fraction_ = fraction;
+    const int64_t target = segment_start_ns_ + static_cast<int64_t>(segment_time_ * 1e9);
+    while (clock.load() < target) {
+      catch_up();
+      render();
+      clock.fetch_add(kPeriodNs);
+    }
+  }
+  // Waits until the output thread has handed the device everything it may: all that is vocoded, or nothing
+  // while a hold lasts (a hold whose release time has come is about to end).
+  void catch_up() {
+    for (;;) {
+      const StreamEngineStats st = eng_->stats();
+      if (st.preroll_holding ? clock.load() < st.preroll_release_at_ns : st.samples_to_sink == st.samples_vocoded) return;
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  }
+  void render() {
+    const std::vector<float> p = sink_.render(kPeriod);
+    if (start_ns_ < 0 && any_sound(p)) start_ns_ = clock.load();
+    played.insert(played.end(), p.begin(), p.end());
+  }
+
+  ManualDeviceSink& sink_;
+  Pace pace_;
+  StreamEngine* eng_ = nullptr;
+  int segment_ = -1;
+  double last_fraction_ = 2, segment_time_ = 0;
+  int64_t segment_start_ns_ = 0, first_ns_ = -1, start_ns_ = -1;
+};
+
+struct VirtualRun {
+  double start_s = -1, vocoded_s = -1;  // virtual seconds: first sound, end of the last vocoding
+  uint64_t underruns = 0, holds = 0;
+  std::vector<float> played;
+};
+
+VirtualRun run_virtual(const Engine& e, bool follow_progress, const VirtualVocoderTime::Pace& pace) {
+  ManualDeviceSink sink(5.0);
+  VirtualVocoderTime vt(sink, pace);
+  StreamEngine eng(e.synth, e.frontend, e.voice, sink, EngineVoice{1.0f, false, 7, false}, SynthesisMode::exact,
+                   vt.options(follow_progress));
+  vt.attach(eng);
+  eng.say(kText);
+  while (!eng.wait_idle(0) && eng.stats().chunks < 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  VirtualRun r;
+  r.vocoded_s = vt.seconds_now();
+  vt.play_rest();
+  r.start_s = vt.start_seconds();
+  r.underruns = sink.stats().underruns;
+  r.holds = eng.stats().preroll_holds;
+  r.played = std::move(vt.played);
+  return r;
+}
+
+// A short first segment at a slow pace (its fixed costs), the second at a fast one: the first rule takes the
+// first segment's pace for the second and holds playback until that is vocoded; following the progress,
+// playback starts while it is still being vocoded, and neither runs dry or changes a sample.
+TEST(StreamEngine, ExactModePrerollFollowingProgressStartsEarlierWhenTheVocoderIsFast) {
+  const Engine& e = engine();
+  ASSERT_TRUE(e.synth) << e.error;
+  Watchdog dog(240);
+  size_t segments = 0;
+  const std::vector<float> want = offline_audio(e, kText, 7, &segments);
+  ASSERT_EQ(segments, 2u);
+  const auto pace = [](int segment, double) { return segment == 0 ? 2.0 : 0.5; };
+  const VirtualRun first_rule = run_virtual(e, false, pace);
+  const VirtualRun progress = run_virtual(e, true, pace);
+  for (const VirtualRun* r : {&first_rule, &progress}) {
+    SCOPED_TRACE(r == &progress ? "following progress" : "first rule");
+    EXPECT_EQ(r->holds, 1u);
+    EXPECT_EQ(r->underruns, 0u);
+    ASSERT_GE(r->played.size(), want.size());
+    const auto sound = std::find_if(r->played.begin(), r->played.end(), [](float v) { return v != 0.0f; });
+    const auto first = std::find_if(want.begin(), want.end(), [](float v) { return v != 0.0f; });
+    ASSERT_GE(r->played.end() - sound, want.end() - first);
+    EXPECT_TRUE(std::equal(first, want.end(), sound)) << "the pre-roll changes timing only";
+  }
+  EXPECT_GE(first_rule.start_s, first_rule.vocoded_s) << "the first rule waits for the whole second segment";
+  EXPECT_LT(progress.start_s, progress.vocoded_s) << "following progress starts while it is vocoded";
+  EXPECT_LT(progress.start_s, first_rule.start_s);
+}
+
+// The second segment's vocoding slows down fourfold after the decoder half (6 % of its work), before the hold
+// would have ended at the pace it started with: the rule sees it at the next progress point and holds on,
+// and the device never runs dry.
+TEST(StreamEngine, ExactModePrerollFollowingProgressHoldsOnWhenTheVocoderSlowsDown) {
+  const Engine& e = engine();
+  ASSERT_TRUE(e.synth) << e.error;
+  Watchdog dog(240);
+  const std::vector<float> want = offline_audio(e, kText, 7);
+  // The first segment's pace makes the rule hold when the second one's vocoding starts.
+  const VirtualRun steady = run_virtual(e, true, [](int, double) { return 2.0; });
+  const VirtualRun slowing = run_virtual(e, true, [](int segment, double f) { return segment == 0 || f <= 0.06 ? 2.0 : 8.0; });
+  for (const VirtualRun* r : {&steady, &slowing}) {
+    SCOPED_TRACE(r == &steady ? "steady" : "slowing down");
+    EXPECT_EQ(r->holds, 1u);
+    EXPECT_EQ(r->underruns, 0u) << "never dry";
+    const auto sound = std::find_if(r->played.begin(), r->played.end(), [](float v) { return v != 0.0f; });
+    const auto first = std::find_if(want.begin(), want.end(), [](float v) { return v != 0.0f; });
+    ASSERT_GE(r->played.end() - sound, want.end() - first);
+    EXPECT_TRUE(std::equal(first, want.end(), sound));
+  }
+  EXPECT_LT(steady.start_s, steady.vocoded_s) << "at the steady pace playback starts during the second vocoding";
+  EXPECT_GT(slowing.start_s, steady.start_s) << "the slowdown holds it longer";
+}
+
 TEST(StreamEngine, BackPressureBoundsAMegabyteText) {
   const Engine& e = engine();
   ASSERT_TRUE(e.synth) << e.error;
@@ -845,6 +1051,12 @@ TEST(StreamEngine, BadOptionsAreClearErrors) {
   EXPECT_THROW(StreamEngine(e.synth, e.frontend, e.voice, sink, EngineVoice{}, SynthesisMode::stream, so), Error);
   so = {};
   so.preroll.margin_seconds = -1;
+  EXPECT_THROW(StreamEngine(e.synth, e.frontend, e.voice, sink, EngineVoice{}, SynthesisMode::exact, so), Error);
+  so = {};
+  so.preroll.progress_trust_fraction = 0;
+  EXPECT_THROW(StreamEngine(e.synth, e.frontend, e.voice, sink, EngineVoice{}, SynthesisMode::exact, so), Error);
+  so = {};
+  so.preroll.segment_overhead_seconds = -0.1;
   EXPECT_THROW(StreamEngine(e.synth, e.frontend, e.voice, sink, EngineVoice{}, SynthesisMode::exact, so), Error);
   EXPECT_THROW(parse_synthesis_mode("fast"), Error);
 }

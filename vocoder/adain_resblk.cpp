@@ -61,4 +61,10 @@ void AdainResBlk1d::forward(const Tensor& x, const float* style, Tensor& out) co
     }
 }
 
+int64_t AdainResBlk1d::macs_per_column() const {
+  // The two convs run on the upsampled columns, the 1x1 shortcut before the upsampling.
+  const int64_t convs = conv1_w_.numel() + conv2_w_.numel();
+  return (upsample_ ? 2 * convs : convs) + (conv1x1_w_ ? conv1x1_w_->numel() : 0);
+}
+
 }  // namespace kokoro

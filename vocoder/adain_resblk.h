@@ -24,6 +24,8 @@ class AdainResBlk1d {
   bool upsample() const { return upsample_; }
   int64_t dim_in() const { return dim_in_; }
   int64_t dim_out() const { return dim_out_; }
+  // Multiply-adds per input column of its convolutions (their weights' sizes).
+  int64_t macs_per_column() const;
 
  private:
   friend class StreamAdainResBlk1d;  // runs the same weights chunk by chunk (vocoder/stream_blocks.h)

@@ -103,4 +103,10 @@ void Decoder::features(const Tensor& asr, const Tensor& f0_curve, const Tensor& 
   }
 }
 
+double Decoder::features_macs_per_frame() const {
+  double macs = static_cast<double>(encode_->macs_per_column() + asr_res_w_.numel());
+  for (const auto& d : decode_) macs += static_cast<double>(d->macs_per_column());
+  return macs;
+}
+
 }  // namespace kokoro

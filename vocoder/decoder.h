@@ -41,6 +41,9 @@ class Decoder {
   size_t num_decode() const { return decode_.size(); }
   const AdainResBlk1d& decode(size_t i) const { return *decode_.at(i); }
   const Generator& generator() const { return *generator_; }
+  // Multiply-adds per asr column of features() (the decoder half) and of the whole forward.
+  double features_macs_per_frame() const;
+  double macs_per_frame() const { return features_macs_per_frame() + 2 * generator_->macs_per_column(); }
 
   int64_t style_dim() const { return style_dim_; }
   int64_t samples_per_frame() const { return samples_per_frame_; }  // audio samples per asr column

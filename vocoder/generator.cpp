@@ -102,6 +102,31 @@ Generator::Generator(const ModelFile& model)
   const int64_t ch_last = cfg_.upsample_initial_channel >> stages;
   post_w_ = model.get(p + "conv_post.weight", {feat, ch_last, 7});
   post_b_ = model.get(p + "conv_post.bias", {feat});
+
+  // The work of each piece per input column: a conv's multiply-adds per output column are its weight's size;
+  // stage i's output has prod(rates[0..i]) columns per input column (its transposed conv reads the input's).
+  double in_columns = 1, total = 0;
+  std::vector<std::vector<double>> work;
+  for (const Stage& s : stages_) {
+    const double columns = in_columns * s.ups_stride;
+    std::vector<double> pieces{static_cast<double>(s.ups_w.numel()) * in_columns +
+                               static_cast<double>(s.noise_conv_w.numel() + s.noise_res->macs_per_column()) * columns};
+    for (const auto& r : s.resblocks) pieces.push_back(static_cast<double>(r->macs_per_column()) * columns);
+    for (const double w : pieces) total += w;
+    work.push_back(std::move(pieces));
+    in_columns = columns;
+  }
+  total += static_cast<double>(post_w_.numel()) * in_columns;
+  macs_per_column_ = total;
+  double done = 0;
+  for (const std::vector<double>& pieces : work) {
+    done_after_.emplace_back();
+    for (const double w : pieces) done_after_.back().push_back((done += w) / total);
+  }
+}
+
+void Generator::report_piece(const WorkProgress* progress, size_t i, size_t piece) const {
+  if (progress) progress->done(done_after_.at(i).at(piece));
 }
 
 void Generator::harmonic_features(const float* f0, int64_t frames, NoiseSource& noise, Tensor& har) const {
@@ -120,7 +145,7 @@ void Generator::stage(size_t i, const Tensor& x_in, const Tensor& har, const flo
 }
 
 void Generator::run_stage(size_t i, Tensor& x, const Tensor& har, const float* style, Tensor& out,
-                          const Trace* trace) const {
+                          const Trace* trace, const WorkProgress* progress) const {
   const Stage& s = stages_.at(i);
   const std::string n = std::to_string(i);
   // Every intermediate is freed as soon as it is used: at the last stage each one holds 128 channels at
@@ -143,6 +168,7 @@ void Generator::run_stage(size_t i, Tensor& x, const Tensor& har, const float* s
                 shape_to_string(x_res.shape()));
   add_in_place(up, x_res);
   x_res = Tensor();
+  report_piece(progress, i, 0);
   // xs = r0; xs += r1; xs += r2; x = xs / num_kernels (a true division, as in the reference, done with the
   // last addition; with one block the division by 1 is nothing). Each block runs in place on its own copy
   // of `up`; the last one on `up` itself, which is not needed afterwards. While a middle block runs, the sum
@@ -152,26 +178,29 @@ void Generator::run_stage(size_t i, Tensor& x, const Tensor& har, const float* s
   const bool park = kernel_precision() != Precision::fp32;
   copy_tensor(up, out);
   s.resblocks[0]->forward_in_place(out, style);
+  report_piece(progress, i, 1);
   for (size_t j = 1; j + 1 < blocks; ++j) {
-    if (!park) {
+    if (park) {
+      Bf16ParkedTensor sum_so_far, waiting_up;
+      sum_so_far.park(out);
+      copy_tensor(up, part);
+      waiting_up.park(up);
+      s.resblocks[j]->forward_in_place(part, style);
+      sum_so_far.add_to(part);  // the same sums as out += part: an addition commutes
+      out = std::move(part);
+      waiting_up.restore(up);
+    } else {
       copy_tensor(up, part);
       s.resblocks[j]->forward_in_place(part, style);
       add_in_place(out, part);
       part = Tensor();
-      continue;
     }
-    Bf16ParkedTensor sum_so_far, waiting_up;
-    sum_so_far.park(out);
-    copy_tensor(up, part);
-    waiting_up.park(up);
-    s.resblocks[j]->forward_in_place(part, style);
-    sum_so_far.add_to(part);  // the same sums as out += part: an addition commutes
-    out = std::move(part);
-    waiting_up.restore(up);
+    report_piece(progress, i, j + 1);
   }
   if (blocks > 1) {
     s.resblocks[blocks - 1]->forward_in_place(up, style);
     add_in_place(out, up, static_cast<float>(blocks));
+    report_piece(progress, i, blocks);
   }
 }
 
@@ -204,18 +233,18 @@ int64_t Generator::har_columns_per_frame() const {
 }
 
 void Generator::forward(const Tensor& x_in, const float* f0, const float* style, NoiseSource& noise, Tensor& audio,
-                        const Trace* trace, const StageDone& after_stage) const {
+                        const Trace* trace, const WorkProgress* progress, const StageDone& after_stage) const {
   if (x_in.rank() != 2 || x_in.dim(0) != cfg_.upsample_initial_channel)
     throw Error("generator: expected input [" + std::to_string(cfg_.upsample_initial_channel) + ", T], got " +
                 shape_to_string(x_in.shape()));
   Tensor har;
   harmonic_features(f0, x_in.dim(1), noise, har);
   kokoro::trace(trace, "gen_har", har);
-  forward_from_har(x_in, har, style, audio, trace, after_stage);
+  forward_from_har(x_in, har, style, audio, trace, progress, after_stage);
 }
 
 void Generator::forward_from_har(const Tensor& x_in, const Tensor& har, const float* style, Tensor& audio,
-                                 const Trace* trace, const StageDone& after_stage) const {
+                                 const Trace* trace, const WorkProgress* progress, const StageDone& after_stage) const {
   if (x_in.rank() != 2 || x_in.dim(0) != cfg_.upsample_initial_channel)
     throw Error("generator: expected input [" + std::to_string(cfg_.upsample_initial_channel) + ", T], got " +
                 shape_to_string(x_in.shape()));
@@ -225,7 +254,7 @@ void Generator::forward_from_har(const Tensor& x_in, const Tensor& har, const fl
   // Each stage consumes its input (the previous stage's output is freed once upsampled).
   Tensor x = x_in, next, post_out;
   for (size_t i = 0; i < stages_.size(); ++i) {
-    run_stage(i, x, har, style, next, trace);
+    run_stage(i, x, har, style, next, trace, progress);
     std::swap(x, next);
     kokoro::trace(trace, "gen_stage_" + std::to_string(i), x);
     if (after_stage) after_stage(i);
@@ -233,6 +262,7 @@ void Generator::forward_from_har(const Tensor& x_in, const Tensor& har, const fl
   post(x, post_out);
   kokoro::trace(trace, "gen_conv_post", post_out);
   spectrum_to_audio(post_out, audio);
+  report_progress(progress, 1.0);
 }
 
 }  // namespace kokoro

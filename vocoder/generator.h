@@ -14,6 +14,7 @@
 #include "vocoder/snake_resblock.h"
 #include "vocoder/source.h"
 #include "vocoder/stft.h"
+#include "vocoder/work_progress.h"
 
 namespace kokoro {
 
@@ -31,21 +32,26 @@ class Generator {
  public:
   explicit Generator(const ModelFile& model);
   // x [upsample_initial_channel, T] (the decoder's output), f0 [T] (F0 curve, one value per x column),
-  // -> audio [T * prod(upsample_rates) * hop].
+  // -> audio [T * prod(upsample_rates) * hop]. `progress` hears of each stage's pieces (its source branch,
+  // then each resblock) and of the end, weighted by their multiply-adds (vocoder/work_progress.h).
   // after_stage, when given, runs after each upsample stage (its index): the offline path gives the stage's
   // weight pages back there on long segments (engine/synthesizer.h).
   using StageDone = std::function<void(size_t stage)>;
   void forward(const Tensor& x, const float* f0, const float* style, NoiseSource& noise, Tensor& audio,
-               const Trace* trace = nullptr, const StageDone& after_stage = {}) const;
+               const Trace* trace = nullptr, const WorkProgress* progress = nullptr,
+               const StageDone& after_stage = {}) const;
   // forward() after the harmonic source: har [n_fft + 2, T * up / hop + 1] as harmonic_features makes it.
   // A slice of a segment (x columns [a, b), har columns [a * up / hop, b * up / hop + 1)) gives that slice's
   // audio with the slice's own instance-norm statistics (vocoder/slice_vocoder.h).
   void forward_from_har(const Tensor& x, const Tensor& har, const float* style, Tensor& audio,
-                        const Trace* trace = nullptr, const StageDone& after_stage = {}) const;
+                        const Trace* trace = nullptr, const WorkProgress* progress = nullptr,
+                        const StageDone& after_stage = {}) const;
   // Harmonic-feature columns per x column (prod(upsample_rates)), audio samples per x column (that * hop).
   int64_t har_columns_per_frame() const;
   int64_t samples_per_frame() const { return har_columns_per_frame() * cfg_.hop; }
   const GeneratorConfig& config() const { return cfg_; }
+  // Multiply-adds per input column of the convolutions (the generator's work, from the weights' shapes).
+  double macs_per_column() const { return macs_per_column_; }
 
   // The steps of forward, public so that golden tests can run each on the reference's own inputs.
   // har [n_fft + 2, T * up / hop + 1]: STFT magnitude rows then phase rows of the harmonic source.
@@ -62,7 +68,10 @@ class Generator {
  private:
   // stage() on x itself, which it consumes (leaves empty).
   void run_stage(size_t i, Tensor& x, const Tensor& har, const float* style, Tensor& out,
-                 const Trace* trace) const;
+                 const Trace* trace, const WorkProgress* progress = nullptr) const;
+  // The fraction of forward_from_har's work done after piece `piece` of stage `i` (0: the source branch and
+  // the upsampling, 1 + j: resblock j), to progress.
+  void report_piece(const WorkProgress* progress, size_t i, size_t piece) const;
   friend class StreamGenerator;  // runs the same weights chunk by chunk (vocoder/stream_generator.h)
   friend class SliceVocoder;     // computes the harmonic features slice by slice (vocoder/slice_vocoder.h)
   struct Stage {
@@ -78,6 +87,8 @@ class Generator {
   Stft stft_;
   std::vector<Stage> stages_;
   TensorView post_w_, post_b_;
+  std::vector<std::vector<double>> done_after_;  // [stage][piece]: the fraction done, see report_piece
+  double macs_per_column_ = 0;
 };
 
 }  // namespace kokoro

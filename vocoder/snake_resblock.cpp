@@ -65,4 +65,10 @@ void SnakeResBlock::forward_in_place(Tensor& out, const float* style) const {
   }
 }
 
+int64_t SnakeResBlock::macs_per_column() const {
+  int64_t macs = 0;
+  for (const Unit& u : units_) macs += u.conv1_w.numel() + u.conv2_w.numel();
+  return macs;
+}
+
 }  // namespace kokoro

@@ -23,6 +23,8 @@ class SnakeResBlock {
   void forward_in_place(Tensor& x, const float* style) const;
 
   int64_t channels() const { return channels_; }
+  // Multiply-adds per column of its convolutions (their weights' sizes): the block's work.
+  int64_t macs_per_column() const;
 
  private:
   friend class StreamSnakeResBlock;  // runs the same weights chunk by chunk (vocoder/stream_blocks.h)
