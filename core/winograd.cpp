@@ -56,22 +56,13 @@ constexpr int64_t kChunkOutputs = 2048;  // outputs per task: V and M stay withi
 // flops per chunk) and the generator's (a few reallocations per segment) pay little for it. Every call
 // asks for the same size in all of its chunks, so the chunks of one call never reallocate.
 constexpr size_t kKeptSlackBytes = size_t{1} << 20;
+// The in-place write-back buffers use a tighter `kept` (1.25): their size depends only on the output channels
+// and the chunk width (the same for every convolution of a generator stage on a long segment), so a buffer
+// kept from the generator's first stage (256 channels) is given back at the last (128), the process's peak.
 template <class V>
-auto* fitted(V& v, size_t n) {
+auto* fitted(V& v, size_t n, double kept = 2.0) {
   using T = typename V::value_type;
-  if (v.capacity() > 2 * n && (v.capacity() - n) * sizeof(T) > kKeptSlackBytes) V().swap(v);
-  if (v.size() < n) v.resize(n);
-  return v.data();
-}
-
-// fitted() with a tighter rule for the in-place write-back buffers: their size depends only on the output
-// channels and the chunk width (the same for every convolution of a generator stage on a long segment), so
-// a buffer kept from the generator's first stage (256 channels) is given back at the last (128), which is
-// where the process's memory peaks.
-template <class V>
-auto* fitted_closely(V& v, size_t n) {
-  using T = typename V::value_type;
-  if (v.capacity() > n + n / 4 && (v.capacity() - n) * sizeof(T) > kKeptSlackBytes) V().swap(v);
+  if (v.capacity() > kept * n && (v.capacity() - n) * sizeof(T) > kKeptSlackBytes) V().swap(v);
   if (v.size() < n) v.resize(n);
   return v.data();
 }
@@ -400,7 +391,7 @@ void winograd_conv(const Tensor& x, const TensorView& w, const TensorView* bias,
   };
   const int64_t groups_n = (chunks + group - 1) / group;
   for (int64_t g = 0; g < groups_n; ++g) {
-    float* b = fitted_closely(bufs[g % 2], static_cast<size_t>(co * group_cols));
+    float* b = fitted(bufs[g % 2], static_cast<size_t>(co * group_cols), 1.25);
     const int64_t first = g * group, count = std::min(chunks, first + group) - first;
     parallel_for(count, [&](int64_t i) { compute_chunk(first + i, b, group_cols, g * group_cols); });
     if (g) write_back(g - 1);
