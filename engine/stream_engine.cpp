@@ -594,16 +594,7 @@ void StreamEngine::synthesize_segment(uint64_t generation, uint64_t utterance) {
     const auto t0 = Clock::now();
     const int64_t t0_ns = preroll_now_ns();
     VocodeProgress last{0, 0, 0};
-    const ProgressCallback on_progress = [&](double fraction) {
-      if (options_.on_vocode_progress) options_.on_vocode_progress(to_vocode.front(), fraction);
-      if (!preroll_.active || !options_.preroll.follow_progress) return;
-      const double elapsed = static_cast<double>(preroll_now_ns() - t0_ns) * 1e-9;
-      // The last piece's pace, from the first generator piece on (the decoder half's pace is another).
-      const double piece = fraction - last.fraction;
-      const double recent = last.fraction > 0 && piece > 0 ? (elapsed - last.elapsed_seconds) / piece : 0.0;
-      last = VocodeProgress{elapsed, fraction, recent};
-      preroll_decide(to_vocode, false, &last);
-    };
+    const ProgressCallback on_progress = [&](double fraction) { preroll_progress(to_vocode, t0_ns, fraction, last); };
     synth_->vocode(asr, f0, n, seg_.style.data(), noise, audio, nullptr, &on_progress);
     add_synth_seconds(utterance, ms_since(t0) / 1e3);
     const double took = static_cast<double>(preroll_now_ns() - t0_ns) * 1e-9;

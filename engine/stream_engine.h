@@ -253,6 +253,10 @@ class StreamEngine {
   void preroll_decide(const std::vector<double>& to_vocode_seconds, bool starting,
                       const VocodeProgress* progress = nullptr);
   void preroll_release();
+  // Synthesizer::vocode's progress on the first of to_vocode_seconds, whose vocoding started at started_ns:
+  // re-decides the hold from the pace so far (`last`: the previous point, updated).
+  void preroll_progress(const std::vector<double>& to_vocode_seconds, int64_t started_ns, double fraction,
+                        VocodeProgress& last);
   std::thread acoustic_, vocoder_, output_;
 };
 

@@ -103,4 +103,16 @@ void StreamEngine::preroll_decide(const std::vector<double>& to_vocode_seconds, 
   }
 }
 
+void StreamEngine::preroll_progress(const std::vector<double>& to_vocode_seconds, int64_t started_ns, double fraction,
+                                    VocodeProgress& last) {
+  if (options_.on_vocode_progress) options_.on_vocode_progress(to_vocode_seconds.front(), fraction);
+  if (!preroll_.active || !options_.preroll.follow_progress) return;
+  const double elapsed = static_cast<double>(preroll_now_ns() - started_ns) * 1e-9;
+  // The last piece's pace, from the first generator piece on (the decoder half's pace is another).
+  const double piece = fraction - last.fraction;
+  const double recent = last.fraction > 0 && piece > 0 ? (elapsed - last.elapsed_seconds) / piece : 0.0;
+  last = VocodeProgress{elapsed, fraction, recent};
+  preroll_decide(to_vocode_seconds, false, &last);
+}
+
 }  // namespace kokoro
