@@ -156,7 +156,7 @@ int main(int argc, char** argv) {
   app.add_option("--repeat", repeat, "Timed repetitions of each corpus")->capture_default_str()->check(CLI::Range(1, 1000));
   app.add_option("--threads", threads, "Kernel threads (the caller included)")->capture_default_str()->check(CLI::Range(1, 64));
   app.add_option("--voice", voice, "Voice")->capture_default_str();
-  app.add_option("--first-words", first_words, "Cut the first segment after N words (0: never, as kokoro-say)")->capture_default_str();
+  app.add_option("--first-words", first_words, "Cut the first segment after N words (0: never, as kokoro-say); the segments after the cut are whole sentences that grow with the audio before them")->capture_default_str();
   double max_slice = 0;
   app.add_option("--max-slice", max_slice, "Slice mode: the longest slice in seconds (0: the default, as kokoro-say)");
   app.add_option("--text-runs", text_runs, "Runs of the 20-token text-side measurement")->capture_default_str()->check(CLI::Range(1, 1000));

@@ -45,6 +45,22 @@ size_t waterfall_cut(const std::vector<Unit>& u, size_t b, size_t e, size_t next
   return e;
 }
 
+// Where a segment of units [b, e) may end early: after its last mark of `set` (and a closing ) or ” that
+// follows it) with at least one word before it; e when there is none.
+size_t after_last_mark(const std::vector<Unit>& u, size_t b, size_t e, std::u32string_view set) {
+  size_t z = e;
+  for (size_t k = e; k-- > b;) {
+    if (is_clause_mark(u[k].phonemes, set)) {
+      z = k + 1;
+      if (z < e && (u[z].phonemes == U")" || u[z].phonemes == U"”")) ++z;
+      break;
+    }
+  }
+  for (size_t k = b; k < z && z < e; ++k)
+    if (u[k].is_word) return z;
+  return e;
+}
+
 }  // namespace
 
 std::vector<Unit> split_oversized(std::vector<Unit> units, size_t max) {
@@ -122,6 +138,7 @@ void Chunker::emit(const std::vector<Unit>& u, size_t b, size_t e, std::string_v
   }
   const std::string_view raw = source.substr(seg.text_begin, seg.text_end - seg.text_begin);
   seg.text = utf8::is_valid(raw) ? std::string(raw) : utf8::encode(utf8::to_u32(raw));
+  emitted_ += body.size();
   out.push_back(std::move(seg));
   first_done_ = true;
 }
@@ -136,21 +153,19 @@ void Chunker::add_line(std::vector<Unit> units, std::string_view source, std::ve
     size_t next_len = t.phonemes.size() + (t.space_after ? 1 : 0);
     const size_t next_count = pcount + t.phonemes.size();  // next_ps.rstrip()
     const bool first_limit = !first_done_ && first_words_ > 0 && t.is_word && words + 1 > first_words_;
-    if (next_count > max_ || first_limit) {
+    const bool overflow = next_count > max_;
+    // After a cut, a segment ends at its last sentence end once it would outgrow the audio before it.
+    size_t sentence_end = i;
+    if (!overflow && !first_limit && first_done_ && first_words_ > 0 && growth_ > 0 &&
+        static_cast<double>(next_count) > growth_ * static_cast<double>(emitted_))
+      sentence_end = after_last_mark(units, start, i, U"!.?…");
+    if (overflow || first_limit || sentence_end < i) {
       size_t z;
       if (first_limit) {
         // Cut at the last clause boundary after at least one word, else before this word.
-        z = i;
-        for (size_t k = i; k-- > start;) {
-          if (is_clause_mark(units[k].phonemes, U"!.?…:;,—")) {
-            z = k + 1;
-            if (z < i && (units[z].phonemes == U")" || units[z].phonemes == U"”")) ++z;
-            break;
-          }
-        }
-        bool has_word = false;
-        for (size_t k = start; k < z; ++k) has_word |= units[k].is_word;
-        if (!has_word) z = i;
+        z = after_last_mark(units, start, i, U"!.?…:;,—");
+      } else if (!overflow) {
+        z = sentence_end;  // the segment grew past what the audio before it covers (growth_after_cut)
       } else {
         z = waterfall_cut(units, start, i, next_count, max_);
       }

@@ -2,7 +2,10 @@
 // max_phonemes code points, as KPipeline.en_tokenize does: when the next unit would overflow, cut after
 // the last sentence end (! . ? …), else clause mark (: ;), else comma or dash (, —) that keeps the
 // rest within the limit, else before the unit. A closing ) or ” stays with the segment it closes.
-// Optionally the first segment of a call is cut short for streaming (FrontendOptions).
+// Optionally the first segment of a call is cut short for streaming (FrontendOptions). After such a cut,
+// a later segment also ends at its last sentence end once it would hold more than growth_after_cut times
+// the phonemes of the segments before it: whole sentences, in pieces that the audio already ahead of them
+// covers while they are vocoded (issue 16). Without a cut the segments are the reference's.
 #pragma once
 #include <string>
 #include <vector>
@@ -20,8 +23,8 @@ struct Unit {
 
 class Chunker {
  public:
-  Chunker(size_t max_phonemes, size_t first_segment_max_words)
-      : max_(max_phonemes), first_words_(first_segment_max_words) {}
+  Chunker(size_t max_phonemes, size_t first_segment_max_words, double growth_after_cut = 0)
+      : max_(max_phonemes), first_words_(first_segment_max_words), growth_(growth_after_cut) {}
 
   // Appends the segments of one line to `out`. `source` is the caller's full text (for Segment::text).
   void add_line(std::vector<Unit> units, std::string_view source, std::vector<Segment>& out);
@@ -31,7 +34,9 @@ class Chunker {
             std::vector<Segment>& out);
   size_t max_;
   size_t first_words_;
+  double growth_;
   bool first_done_ = false;
+  size_t emitted_ = 0;  // phoneme code points in the segments emitted so far
 };
 
 // Splits units whose phonemes alone exceed `max` code points (a 10 000-digit number) into several, at

@@ -237,7 +237,7 @@ std::vector<Segment> Frontend::segment(std::string_view text) const {
 
 std::vector<Segment> Frontend::segment_plain(std::string_view text, size_t first_words) const {
   const std::vector<utf8::CodePoint> cps = utf8::decode(text);
-  Chunker chunker(impl_->options.max_phonemes, first_words);
+  Chunker chunker(impl_->options.max_phonemes, first_words, impl_->options.segment_growth_after_cut);
   std::vector<Segment> out;
   size_t i = 0;
   while (i < cps.size()) {

@@ -60,8 +60,14 @@ struct FrontendOptions {
   size_t max_phonemes = 510;
   // Streaming: when > 0, the first segment of each segment() call ends after at most this many words,
   // at the last clause boundary (, ; : . ! ? — …) within them if there is one, else after the last word
-  // that fits. Later segments are as long as max_phonemes allows. Never splits inside a word.
+  // that fits. Never splits inside a word.
   size_t first_segment_max_words = 0;
+  // After that cut, a later segment ends at a sentence end once it would hold more than this many times
+  // the phonemes of the segments before it (0: as long as max_phonemes allows). A cut segment plays for
+  // ~2 s; the rest of its sentence and the next sentences then come in whole sentences that each take
+  // less time to synthesize than the audio ahead of them plays (issue 16, docs/streaming.md). Sentences
+  // are never split by it, and without a cut segments are the reference's.
+  double segment_growth_after_cut = 2.0;
   // English words no rule reads go to espeak-ng as in KPipeline; false leaves them silent.
   bool espeak_fallback = true;
   // SSML (frontend/ssml.h): automatic reads text that starts with <speak> as SSML (if it is malformed: a

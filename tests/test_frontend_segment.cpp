@@ -118,6 +118,54 @@ TEST(Frontend, FirstSegmentIsShortForStreaming) {
   EXPECT_EQ(plain[1].text, "five six seven eight nine ten");
 }
 
+// After a cut, the segments that follow end at sentence ends while the next sentence would make them hold
+// more than segment_growth_after_cut times the phonemes before them, and keep a sentence whole when it
+// alone is longer (issue 16's paragraph: 6 words, the rest of that sentence, then one sentence each).
+// Without the growth rule they are grouped up to max_phonemes as the reference groups them; without a cut
+// the rule changes nothing. The phonemes are the same in every case.
+TEST(Frontend, AfterACutLaterSegmentsAreWholeSentencesThatGrow) {
+  const std::string text =
+      "The storm had passed by morning, and the village slowly woke to a bright and quiet sky. Fishermen walked "
+      "down to the harbor to count the boats, and they found that every one of them had held its mooring "
+      "through the night, although the old wooden pier had lost several planks and a lamp post lay across the "
+      "path. By noon the children were already playing on the wet sand, the baker had opened his shop with the "
+      "windows wide, and the mayor stood on the steps of the town hall explaining, to anyone who would listen, "
+      "that the new sea wall had paid for itself ten times over, even if nobody had believed him when he first "
+      "asked the council for the money three long years ago.";
+  const auto segment = [&](size_t first_words, double growth) {
+    FrontendOptions opt;
+    opt.first_segment_max_words = first_words;
+    opt.segment_growth_after_cut = growth;
+    const auto segs = Frontend(opt).segment(text);
+    check_segments(text, segs);
+    return segs;
+  };
+  const auto joined = [](const std::vector<Segment>& segs) {
+    std::string s;
+    for (const auto& seg : segs) s += (s.empty() ? "" : " ") + seg.phonemes;
+    return s;
+  };
+  const auto grown = segment(6, 2.0);
+  ASSERT_EQ(grown.size(), 4u) << all_phonemes(grown);
+  EXPECT_EQ(grown[0].text, "The storm had passed by morning,");
+  EXPECT_EQ(grown[1].text, "and the village slowly woke to a bright and quiet sky.");
+  EXPECT_EQ(grown[2].text.substr(0, 9), "Fishermen");
+  EXPECT_EQ(grown[3].text.substr(0, 7), "By noon");
+  size_t before = utf8::count_code_points(grown[0].phonemes);
+  for (size_t i = 1; i < grown.size(); ++i) {
+    const std::string& ps = grown[i].phonemes;
+    EXPECT_EQ(ps.back(), '.') << "segment " << i << " ends a sentence";
+    const size_t n = utf8::count_code_points(ps);
+    const bool one_sentence = ps.find_first_of(".!?") == ps.size() - 1;
+    EXPECT_TRUE(n <= 2 * before || one_sentence) << "segment " << i << ": " << n << " phonemes after " << before;
+    before += n;
+  }
+  const auto reference_grouping = segment(6, 0);
+  ASSERT_EQ(reference_grouping.size(), 3u) << "the rest of the first sentence joins the second";
+  EXPECT_EQ(joined(reference_grouping), joined(grown));
+  EXPECT_EQ(all_phonemes(segment(0, 2.0)), all_phonemes(segment(0, 0))) << "no cut, no change";
+}
+
 TEST(Frontend, BritishEnglish) {
   FrontendOptions opt;
   opt.language = "en-gb";

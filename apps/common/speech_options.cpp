@@ -47,7 +47,7 @@ void add_speech_options(CLI::App& app, SpeechOptions& o) {
                  "has it, else fp32")
       ->check(CLI::IsMember({"fp32", "bf16", "bf16-all"}));
   app.add_option("--seed", o.seed, "Noise seed (same seed, same audio)")->capture_default_str();
-  app.add_option("--first-words", o.first_words, "Cut the first segment of an utterance after N words (0: never; a cut changes the sentence's prosody)")->capture_default_str();
+  app.add_option("--first-words", o.first_words, "Cut the first segment of an utterance after N words (0: never; a cut changes the sentence's prosody, and the segments after it are whole sentences that grow with the audio before them)")->capture_default_str();
   app.add_option("--lexicon", o.lexicon,
                  "User lexicon (English): lines of 'word  /phonemes/' or 'word  respelling' that win over the "
                  "built-in one; an all-lower-case word matches any capitalisation")

@@ -1,0 +1,450 @@
+// Exact mode's pre-roll (engine/preroll.h) through the streaming engine, on the real model: a cut first
+// segment waits until the next one is vocoded (no underrun, where without the rule there is one), a single
+// segment does not wait, a barge-in drops a held utterance; following the vocoder's progress (in virtual
+// time: the test's clock is the pre-roll's and the device's), playback starts earlier than the first rule
+// when the vocoder is fast and holds on when it slows down mid-segment, and after a cut the whole sentences
+// that follow start sooner than one long segment; Synthesizer::vocode reports its progress without
+// changing a sample. No assertion depends on wall-clock time.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include "frontend/utf8.h"
+#include "tests/stream_engine_support.h"
+
+using namespace kokoro;
+using namespace kokoro::stream_test;
+
+namespace {
+
+// Exact mode's pre-roll (engine/preroll.h). The device is the test's; the vocoder is "slow" because the
+// test holds it before a segment, and the speed estimate starts at 10 s per second of audio (measuring the
+// real first segment can at most halve it), so the rule always asks for more than a first segment: the
+// outcome depends on the rule, not on this machine's speed. These tests use the first rule (decided when a
+// segment's vocoding starts and when it is queued): following the progress measures this machine's real
+// pace on the wall clock; the virtual-time tests below prove that rule.
+StreamOptions slow_vocoder_preroll(Gate& gate, std::atomic<int>& chunks, int stuck_at) {
+  StreamOptions so;
+  so.preroll.nominal_rtf = 10;
+  so.preroll.follow_progress = false;
+  so.before_chunk = [&gate, &chunks, stuck_at] {
+    if (++chunks == stuck_at) gate.pass();
+  };
+  return so;
+}
+
+// The audio the device played, from its first period on.
+struct Played {
+  std::vector<float> audio;
+  void render(ManualDeviceSink& sink, std::size_t period) {
+    const std::vector<float> p = sink.render(period);
+    audio.insert(audio.end(), p.begin(), p.end());
+  }
+};
+
+// A cut first segment (4 words) whose playout is shorter than the second segment's vocoding: without the
+// rule the device runs dry after it; with the rule nothing is handed to the device while the second
+// segment is not vocoded, then the whole utterance plays without an underrun, sample for sample the
+// offline synthesis.
+TEST(StreamEngine, ExactModePrerollHoldsACutFirstSegmentUntilTheNextIsVocoded) {
+  const Engine& e = engine();
+  ASSERT_TRUE(e.synth) << e.error;
+  Watchdog dog(240);
+  size_t segments = 0;
+  const std::vector<float> want = offline_audio(e, kText, 7, &segments);
+  ASSERT_EQ(segments, 2u) << "the 4-word first segment should split this text";
+  constexpr std::size_t kPeriod = 256;
+  for (const bool rule : {false, true}) {
+    SCOPED_TRACE(rule ? "pre-roll rule" : "no pre-roll rule");
+    ManualDeviceSink sink(5.0);
+    Gate gate;
+    std::atomic<int> chunks{0};
+    StreamOptions so = slow_vocoder_preroll(gate, chunks, 2);  // stuck before the second segment
+    so.preroll.enabled = rule;
+    gate.hold();
+    StreamEngine eng(e.synth, e.frontend, e.voice, sink, EngineVoice{1.0f, false, 7, false}, SynthesisMode::exact, so);
+    std::vector<UtteranceReport> reports;
+    std::mutex rm;
+    eng.on_report([&](const UtteranceReport& r) {
+      std::lock_guard<std::mutex> lock(rm);
+      reports.push_back(r);
+    });
+    eng.say(kText);
+    gate.wait_for_waiter();  // the first segment is vocoded and queued, the second is not
+    Played played;
+    if (!rule) {
+      while (sink.stats().underruns == 0) played.render(sink, kPeriod);  // the first segment plays out, then silence
+      EXPECT_EQ(eng.stats().preroll_holds, 0u);
+    } else {
+      EXPECT_EQ(eng.stats().preroll_holds, 1u) << "the first segment's audio is ready and must wait";
+      for (int i = 0; i < 400; ++i) played.render(sink, kPeriod);  // 4.3 s: longer than the first segment
+      EXPECT_EQ(eng.stats().samples_to_sink, 0u) << "nothing may reach the device before the second segment is vocoded";
+      EXPECT_FALSE(any_sound(played.audio));
+      EXPECT_EQ(sink.stats().underruns, 0u);
+      played.audio.clear();
+    }
+    gate.release();
+    for (;;) {  // play until idle (as play_until_idle, keeping the audio)
+      const bool idle = eng.wait_idle(0);
+      if (sink.queued() >= kPeriod || (idle && sink.queued() > 0)) {
+        played.render(sink, kPeriod);
+      } else if (idle) {
+        break;
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    }
+    const SinkStats st = sink.stats();
+    EXPECT_EQ(st.frames_played, want.size());
+    if (!rule) {
+      EXPECT_GE(st.underruns, 1u) << "without the rule the cut first segment runs dry";
+      continue;
+    }
+    EXPECT_EQ(st.underruns, 0u) << "with the rule the utterance plays without a gap";
+    ASSERT_GE(played.audio.size(), want.size());
+    EXPECT_TRUE(std::equal(want.begin(), want.end(), played.audio.begin())) << "the pre-roll changes timing only";
+    std::lock_guard<std::mutex> lock(rm);
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_FALSE(reports[0].interrupted);
+    EXPECT_GT(reports[0].preroll_ms, 0.0);
+    EXPECT_GE(reports[0].first_audio_ms, reports[0].preroll_ms);
+  }
+}
+
+// An utterance of one segment has nothing after it to wait for: it plays once vocoded, even while the vocoder
+// is stuck on the next utterance (whose cut first segment is then held).
+TEST(StreamEngine, ExactModePrerollDoesNotHoldASingleSegmentBeyondItsVocoding) {
+  const Engine& e = engine();
+  ASSERT_TRUE(e.synth) << e.error;
+  Watchdog dog(240);
+  const char* single = "It went dark.";
+  size_t segments = 0;
+  const std::vector<float> first = offline_audio(e, single, 7, &segments);
+  ASSERT_EQ(segments, 1u);
+  const std::vector<float> second = offline_audio(e, kText, 7);
+  ManualDeviceSink sink(5.0);
+  Gate gate;
+  std::atomic<int> chunks{0};
+  gate.hold();
+  StreamEngine eng(e.synth, e.frontend, e.voice, sink, EngineVoice{1.0f, false, 7, false}, SynthesisMode::exact,
+                   slow_vocoder_preroll(gate, chunks, 3));  // stuck before the second utterance's second segment
+  std::vector<UtteranceReport> reports;
+  std::mutex rm;
+  eng.on_report([&](const UtteranceReport& r) {
+    std::lock_guard<std::mutex> lock(rm);
+    reports.push_back(r);
+  });
+  eng.say(single);
+  eng.say(kText);
+  gate.wait_for_waiter();
+  // The single segment reaches the device in full although the vocoder is stuck (a hang here is the failure
+  // the watchdog reports).
+  while (eng.stats().samples_to_sink < first.size()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  constexpr std::size_t kPeriod = 256;
+  Played played;
+  while (sink.stats().frames_played < first.size()) played.render(sink, kPeriod);
+  EXPECT_EQ(sink.stats().underruns, 0u);
+  EXPECT_TRUE(std::equal(first.begin(), first.end(), played.audio.begin()));
+  EXPECT_EQ(eng.stats().samples_to_sink, first.size()) << "the next utterance's cut first segment is held";
+  EXPECT_EQ(eng.stats().preroll_holds, 1u) << "only the second utterance waits";
+  gate.release();
+  play_until_idle(eng, sink, kPeriod);
+  EXPECT_EQ(sink.stats().frames_played, first.size() + second.size());
+  std::lock_guard<std::mutex> lock(rm);
+  ASSERT_EQ(reports.size(), 2u);
+  EXPECT_EQ(reports[0].preroll_ms, 0.0);
+  EXPECT_GT(reports[1].preroll_ms, 0.0);
+}
+
+// Barge-in while an utterance is held: nothing of it is ever heard, it is reported interrupted, and the next
+// utterance plays whole.
+TEST(StreamEngine, ExactModeBargeInDuringThePrerollDropsTheUtterance) {
+  const Engine& e = engine();
+  ASSERT_TRUE(e.synth) << e.error;
+  Watchdog dog(240);
+  ManualDeviceSink sink(5.0);
+  Gate gate;
+  std::atomic<int> chunks{0};
+  gate.hold();
+  StreamEngine eng(e.synth, e.frontend, e.voice, sink, EngineVoice{1.0f, false, 0, false}, SynthesisMode::exact,
+                   slow_vocoder_preroll(gate, chunks, 2));
+  std::vector<UtteranceReport> reports;
+  std::mutex rm;
+  eng.on_report([&](const UtteranceReport& r) {
+    std::lock_guard<std::mutex> lock(rm);
+    reports.push_back(r);
+  });
+  eng.say(kText);
+  gate.wait_for_waiter();
+  ASSERT_EQ(eng.stats().preroll_holds, 1u);
+  constexpr std::size_t kPeriod = 256;
+  for (int i = 0; i < 20; ++i) ASSERT_FALSE(any_sound(sink.render(kPeriod)));
+  stop_and_expect_silence(eng, sink, kPeriod);
+  gate.release();
+  ASSERT_TRUE(eng.wait_idle(60 * kTimeScale));
+  EXPECT_EQ(eng.stats().samples_to_sink, 0u) << "the held utterance never reached the device";
+  {
+    std::lock_guard<std::mutex> lock(rm);
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_TRUE(reports[0].interrupted);
+  }
+  chunks = 100;
+  const uint64_t played_before = sink.stats().frames_played;
+  eng.say("Yes?");
+  play_until_idle(eng, sink, kPeriod);
+  EXPECT_EQ(sink.stats().frames_played - played_before, offline_audio(e, "Yes?", 0).size());
+  EXPECT_EQ(sink.stats().underruns, 0u);
+  std::lock_guard<std::mutex> lock(rm);
+  ASSERT_EQ(reports.size(), 2u);
+  EXPECT_FALSE(reports[1].interrupted);
+}
+
+// Synthesizer::vocode's progress: after the decoder half, after each generator piece and at the end, rising
+// fractions weighted by the layers' multiply-adds; listening changes no sample.
+TEST(StreamEngine, VocodeReportsItsProgressByWorkWithoutChangingTheAudio) {
+  const Engine& e = engine();
+  ASSERT_TRUE(e.synth) << e.error;
+  const Vocab vocab = Vocab::from_config(e.synth->model().config(), e.synth->model().path());
+  const Segment seg = e.frontend->segment("It went dark.").front();
+  std::vector<int64_t> ids = tokenize(seg.phonemes, vocab);
+  ids.insert(ids.begin(), 0);
+  ids.push_back(0);
+  const float* style = e.voice.style_for(static_cast<int>(utf8::count_code_points(seg.phonemes)));
+  AlignedFeatures feats;
+  e.synth->acoustic().forward(ids, style, 1.0f, feats);
+  Tensor quiet, heard;
+  {
+    SeededNoise noise(3);
+    e.synth->vocode(feats.asr, feats.f0, feats.n, style, noise, quiet);
+  }
+  std::vector<double> fractions;
+  const ProgressCallback record = [&](double f) { fractions.push_back(f); };
+  {
+    SeededNoise noise(3);
+    e.synth->vocode(feats.asr, feats.f0, feats.n, style, noise, heard, nullptr, &record);
+  }
+  ASSERT_EQ(heard.numel(), quiet.numel());
+  EXPECT_TRUE(std::equal(quiet.data(), quiet.data() + quiet.numel(), heard.data()));
+  const Generator& g = e.synth->decoder().generator();
+  size_t pieces = 0;
+  for (size_t i = 0; i < g.num_stages(); ++i) pieces += 1 + g.config().resblock_kernel_sizes.size();
+  ASSERT_EQ(fractions.size(), 1 + pieces + 1) << "decoder half, each stage's source branch and resblocks, the end";
+  for (size_t i = 1; i < fractions.size(); ++i) EXPECT_GT(fractions[i], fractions[i - 1]) << i;
+  EXPECT_EQ(fractions.back(), 1.0);
+  // The decoder half is a small share of the work (1024-wide convs at 40 columns per second against the
+  // generator's 256 and 128 channels at 400 and 2400 columns per second).
+  const double decoder_share = e.synth->decoder().features_macs_per_frame() / e.synth->decoder().macs_per_frame();
+  EXPECT_DOUBLE_EQ(fractions.front(), decoder_share);
+  EXPECT_GT(decoder_share, 0.01);
+  EXPECT_LT(decoder_share, 0.2);
+}
+
+// Exact mode's pre-roll following the vocoder's progress (PrerollOptions::follow_progress), in virtual
+// time: the test's clock is the pre-roll's clock and the device's. It advances only while the vocoder
+// "works": at each progress point of a segment's vocoding the vocoder thread plays the device, one period
+// after the other, until the clock reaches the time that much of the segment takes at the simulated pace
+// (seconds per audio second, per segment and per fraction of its work). Before each period it waits until
+// the engine has handed over all it may (the output thread's own pace is not the test's subject). The outcome
+// depends on the simulated paces only, not on this machine's speed.
+class VirtualVocoderTime {
+ public:
+  static constexpr std::size_t kPeriod = 1024;  // 43 ms: fewer steps for the same virtual time
+  static constexpr int64_t kPeriodNs = static_cast<int64_t>(kPeriod) * 1000000000 / kSampleRate;
+  // pace(segment, fraction): seconds per audio second of the piece of that segment ending at that fraction.
+  using Pace = std::function<double(int segment, double fraction)>;
+  VirtualVocoderTime(ManualDeviceSink& sink, Pace pace) : sink_(sink), pace_(std::move(pace)) {}
+
+  std::atomic<int64_t> clock{1000000000};
+  StreamOptions options(bool follow_progress) {
+    StreamOptions so;
+    so.preroll.follow_progress = follow_progress;
+    so.preroll_clock_ns = &clock;
+    so.on_vocode_progress = [this](double audio_seconds, double fraction) { progress(audio_seconds, fraction); };
+    return so;
+  }
+  void attach(StreamEngine& eng) { eng_ = &eng; }
+  // The clock when the device first played a sample (-1: not yet), in seconds since the first vocoding began.
+  double start_seconds() const { return start_ns_ < 0 ? -1 : static_cast<double>(start_ns_ - first_ns_) * 1e-9; }
+  double seconds_now() const { return static_cast<double>(clock.load() - first_ns_) * 1e-9; }
+  std::vector<float> played;
+
+  // After the last vocoding: plays the rest as the device would (it never runs ahead of the engine here).
+  void play_rest() {
+    for (;;) {
+      const bool idle = eng_->wait_idle(0);
+      if (sink_.queued() >= kPeriod || (idle && sink_.queued() > 0)) {
+        render();
+      } else if (idle) {
+        return;
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    }
+  }
+
+ private:
+  void progress(double audio_seconds, double fraction) {
+    if (first_ns_ < 0) first_ns_ = clock.load();
+    if (fraction <= last_fraction_) {  // a new segment (its first progress point)
+      ++segment_;
+      segment_start_ns_ = clock.load();
+      segment_time_ = 0;
+      last_fraction_ = 0;
+    }
+    segment_time_ += (fraction - last_fraction_) * audio_seconds * pace_(segment_, fraction);
+    last_fraction_ = fraction;
+    const int64_t target = segment_start_ns_ + static_cast<int64_t>(segment_time_ * 1e9);
+    while (clock.load() < target) {
+      catch_up();
+      render();
+      clock.fetch_add(kPeriodNs);
+    }
+  }
+  // Waits until the output thread has handed the device everything it may: all that is vocoded, or nothing
+  // while a hold lasts (a hold whose release time has come is about to end).
+  void catch_up() {
+    for (;;) {
+      const StreamEngineStats st = eng_->stats();
+      if (st.preroll_holding ? clock.load() < st.preroll_release_at_ns : st.samples_to_sink == st.samples_vocoded) return;
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  }
+  void render() {
+    const std::vector<float> p = sink_.render(kPeriod);
+    if (start_ns_ < 0 && any_sound(p)) start_ns_ = clock.load();
+    played.insert(played.end(), p.begin(), p.end());
+  }
+
+  ManualDeviceSink& sink_;
+  Pace pace_;
+  StreamEngine* eng_ = nullptr;
+  int segment_ = -1;
+  double last_fraction_ = 2, segment_time_ = 0;
+  int64_t segment_start_ns_ = 0, first_ns_ = -1, start_ns_ = -1;
+};
+
+struct VirtualRun {
+  double start_s = -1, vocoded_s = -1;  // virtual seconds: first sound, end of the last vocoding
+  uint64_t underruns = 0, holds = 0;
+  std::vector<float> played;
+};
+
+// kText (two segments) through the engine's frontend, or `text` in `segments` segments through `frontend`.
+VirtualRun run_virtual(const Engine& e, bool follow_progress, const VirtualVocoderTime::Pace& pace,
+                       std::shared_ptr<const Frontend> frontend = nullptr, const char* text = kText,
+                       uint64_t segments = 2) {
+  ManualDeviceSink sink(5.0);
+  VirtualVocoderTime vt(sink, pace);
+  StreamEngine eng(e.synth, frontend ? frontend : e.frontend, e.voice, sink, EngineVoice{1.0f, false, 7, false},
+                   SynthesisMode::exact, vt.options(follow_progress));
+  vt.attach(eng);
+  eng.say(text);
+  while (!eng.wait_idle(0) && eng.stats().chunks < segments) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  VirtualRun r;
+  r.vocoded_s = vt.seconds_now();
+  vt.play_rest();
+  r.start_s = vt.start_seconds();
+  r.underruns = sink.stats().underruns;
+  r.holds = eng.stats().preroll_holds;
+  r.played = std::move(vt.played);
+  return r;
+}
+
+// A short first segment at a slow pace (its fixed costs), the second at a fast one: the first rule takes the
+// first segment's pace for the second and holds playback until that is vocoded; following the progress,
+// playback starts while it is still being vocoded, and neither runs dry or changes a sample.
+TEST(StreamEngine, ExactModePrerollFollowingProgressStartsEarlierWhenTheVocoderIsFast) {
+  const Engine& e = engine();
+  ASSERT_TRUE(e.synth) << e.error;
+  Watchdog dog(240);
+  size_t segments = 0;
+  const std::vector<float> want = offline_audio(e, kText, 7, &segments);
+  ASSERT_EQ(segments, 2u);
+  const auto pace = [](int segment, double) { return segment == 0 ? 2.0 : 0.5; };
+  const VirtualRun first_rule = run_virtual(e, false, pace);
+  const VirtualRun progress = run_virtual(e, true, pace);
+  for (const VirtualRun* r : {&first_rule, &progress}) {
+    SCOPED_TRACE(r == &progress ? "following progress" : "first rule");
+    EXPECT_EQ(r->holds, 1u);
+    EXPECT_EQ(r->underruns, 0u);
+    ASSERT_GE(r->played.size(), want.size());
+    const auto sound = std::find_if(r->played.begin(), r->played.end(), [](float v) { return v != 0.0f; });
+    const auto first = std::find_if(want.begin(), want.end(), [](float v) { return v != 0.0f; });
+    ASSERT_GE(r->played.end() - sound, want.end() - first);
+    EXPECT_TRUE(std::equal(first, want.end(), sound)) << "the pre-roll changes timing only";
+  }
+  EXPECT_GE(first_rule.start_s, first_rule.vocoded_s) << "the first rule waits for the whole second segment";
+  EXPECT_LT(progress.start_s, progress.vocoded_s) << "following progress starts while it is vocoded";
+  EXPECT_LT(progress.start_s, first_rule.start_s);
+}
+
+// The second segment's vocoding slows down fourfold after the decoder half (6 % of its work), before the hold
+// would have ended at the pace it started with: the rule sees it at the next progress point and holds on,
+// and the device never runs dry.
+TEST(StreamEngine, ExactModePrerollFollowingProgressHoldsOnWhenTheVocoderSlowsDown) {
+  const Engine& e = engine();
+  ASSERT_TRUE(e.synth) << e.error;
+  Watchdog dog(240);
+  const std::vector<float> want = offline_audio(e, kText, 7);
+  // The first segment's pace makes the rule hold when the second one's vocoding starts.
+  const VirtualRun steady = run_virtual(e, true, [](int, double) { return 2.0; });
+  const VirtualRun slowing = run_virtual(e, true, [](int segment, double f) { return segment == 0 || f <= 0.06 ? 2.0 : 8.0; });
+  for (const VirtualRun* r : {&steady, &slowing}) {
+    SCOPED_TRACE(r == &steady ? "steady" : "slowing down");
+    EXPECT_EQ(r->holds, 1u);
+    EXPECT_EQ(r->underruns, 0u) << "never dry";
+    const auto sound = std::find_if(r->played.begin(), r->played.end(), [](float v) { return v != 0.0f; });
+    const auto first = std::find_if(want.begin(), want.end(), [](float v) { return v != 0.0f; });
+    ASSERT_GE(r->played.end() - sound, want.end() - first);
+    EXPECT_TRUE(std::equal(first, want.end(), sound));
+  }
+  EXPECT_LT(steady.start_s, steady.vocoded_s) << "at the steady pace playback starts during the second vocoding";
+  EXPECT_GT(slowing.start_s, steady.start_s) << "the slowdown holds it longer";
+}
+
+// Issue 16's shape, small: a cut first segment (4 words), the rest of its sentence, then a long sentence.
+// As one segment (segment_growth_after_cut = 0, the reference's grouping after the cut) the rest takes
+// longer to vocode than the first segment plays, so playback is held; in whole sentences that grow with
+// the audio before them (the default) the first segment plays as soon as the second, short one is under
+// way. A machine twice as slow as this one (0.35 s per second of audio): neither runs dry, each plays its
+// own offline synthesis, and the sentences are never cut.
+TEST(StreamEngine, ExactModeAfterACutWholeSentencesThatGrowStartSoonerThanOneLongSegment) {
+  const Engine& e = engine();
+  ASSERT_TRUE(e.synth) << e.error;
+  Watchdog dog(240);
+  const char* text =
+      "The lamp flickered twice in the wind, and the keeper woke. "
+      "He climbed the stairs with a candle and wrote in his ledger that the storm had come back.";
+  FrontendOptions fo = e.frontend->options();
+  fo.segment_growth_after_cut = 0;
+  const auto one_long = std::make_shared<const Frontend>(fo);
+  const std::vector<Segment> grown_segments = e.frontend->segment(text);
+  ASSERT_EQ(grown_segments.size(), 3u) << "4 words, the rest of the first sentence, the second sentence";
+  EXPECT_EQ(grown_segments[1].text, "in the wind, and the keeper woke.");
+  ASSERT_EQ(one_long->segment(text).size(), 2u);
+  size_t n = 0;
+  const std::vector<float> want_grown = offline_audio(e, text, 7, &n);
+  const std::vector<float> want_long = offline_audio(e, text, 7, &n, one_long.get());
+  const auto pace = [](int, double) { return 0.35; };
+  const VirtualRun grown = run_virtual(e, true, pace, e.frontend, text, 3);
+  const VirtualRun longer = run_virtual(e, true, pace, one_long, text, 2);
+  for (const auto& [r, want] : {std::pair{&grown, &want_grown}, std::pair{&longer, &want_long}}) {
+    SCOPED_TRACE(r == &grown ? "whole sentences that grow" : "one long segment");
+    EXPECT_EQ(r->underruns, 0u) << "never dry";
+    const auto sound = std::find_if(r->played.begin(), r->played.end(), [](float v) { return v != 0.0f; });
+    const auto first = std::find_if(want->begin(), want->end(), [](float v) { return v != 0.0f; });
+    ASSERT_GE(r->played.end() - sound, want->end() - first);
+    EXPECT_TRUE(std::equal(first, want->end(), sound)) << "the offline synthesis of the same segments";
+  }
+  EXPECT_EQ(longer.holds, 1u) << "one long segment after the cut must be waited for";
+  EXPECT_EQ(grown.holds, 0u) << "each grown segment takes less time than the audio ahead of it plays";
+  EXPECT_LT(grown.start_s, longer.start_s) << "the grown segments start sooner";
+  EXPECT_LT(grown.start_s, grown.vocoded_s) << "playback starts while the last sentence is vocoded";
+}
+
+}  // namespace
