@@ -1,6 +1,6 @@
 // Helpers for the tests that drive real audio back-ends: a private jackd (dummy driver) per test, a JACK
 // capture client that records what reaches its ports, an ALSA configuration whose devices are the null
-// PCM and the file plugin, a watchdog that turns a hang into a loud failure, and signal checks.
+// PCM and the file plugin, and signal checks (the watchdog is in test_util.h).
 #pragma once
 #include <gtest/gtest.h>
 #include <jack/jack.h>
@@ -37,37 +37,6 @@
 extern char** environ;
 
 namespace kokoro::test {
-
-// Aborts the process (failing the test loudly) if not disarmed within `seconds`: a hang must never look
-// like a slow pass, and ctest's own timeout is much longer.
-class Watchdog {
- public:
-  Watchdog(double seconds, std::string what) : what_(std::move(what)) {
-    thread_ = std::thread([this, seconds] {
-      std::unique_lock<std::mutex> lock(m_);
-      if (!cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return done_; })) {
-        std::fprintf(stderr, "WATCHDOG: %s did not finish within %.1f s\n", what_.c_str(), seconds);
-        std::fflush(stderr);
-        std::abort();
-      }
-    });
-  }
-  ~Watchdog() {
-    {
-      std::lock_guard<std::mutex> lock(m_);
-      done_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-  }
-
- private:
-  std::string what_;
-  std::mutex m_;
-  std::condition_variable cv_;
-  bool done_ = false;
-  std::thread thread_;
-};
 
 // jackd's own account of its xruns. "JackEngine::XRun: client = X was not finished" blames a client;
 // "JackTimedDriver::Process XRun = N usec" is the dummy driver's timer waking late (the VM did not

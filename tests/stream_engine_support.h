@@ -23,6 +23,7 @@
 #include "frontend/vocab.h"
 #include "realtime/playback_queue.h"
 #include "tests/golden_support.h"
+#include "tests/test_util.h"
 
 namespace kokoro::stream_test {
 
@@ -35,30 +36,8 @@ constexpr double kTimeScale = 1;
 #endif
 
 // Aborts the process if not disarmed in time: a hang must fail loudly, not look like a slow pass.
-class Watchdog {
- public:
-  explicit Watchdog(double base_seconds)
-      : thread_([this, seconds = base_seconds * kTimeScale] {
-          std::unique_lock<std::mutex> lock(m_);
-          if (!cv_.wait_for(lock, std::chrono::duration<double>(seconds), [&] { return done_; })) {
-            std::fprintf(stderr, "watchdog: test hung for %.0f s\n", seconds);
-            std::abort();
-          }
-        }) {}
-  ~Watchdog() {
-    {
-      std::lock_guard<std::mutex> lock(m_);
-      done_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-  }
-
- private:
-  std::mutex m_;
-  std::condition_variable cv_;
-  bool done_ = false;
-  std::thread thread_;
+struct Watchdog : test::Watchdog {
+  explicit Watchdog(double base_seconds) : test::Watchdog(base_seconds * kTimeScale, "stream engine test") {}
 };
 
 // Keeps everything written (never blocks), like a WAV file.
@@ -87,6 +66,25 @@ class RecordingSink final : public AudioSink {
   mutable std::mutex m_;
   std::vector<float> audio_;
   std::atomic<uint64_t> ends_{0};
+};
+
+// The utterance reports an engine gives on its own thread, for the test thread to read.
+class ReportLog {
+ public:
+  void attach(StreamEngine& eng) {
+    eng.on_report([this](const UtteranceReport& r) {
+      std::lock_guard<std::mutex> lock(m_);
+      reports_.push_back(r);
+    });
+  }
+  std::vector<UtteranceReport> reports() const {
+    std::lock_guard<std::mutex> lock(m_);
+    return reports_;
+  }
+
+ private:
+  mutable std::mutex m_;
+  std::vector<UtteranceReport> reports_;
 };
 
 // A device whose clock is the test: render(n) is one device period.
@@ -237,6 +235,26 @@ inline std::vector<float> offline_audio(const Engine& e, const std::string& text
   }
   if (segments) *segments = n;
   return all;
+}
+
+// After a barge-in that interrupted the only utterance so far (the vocoder let go again): it is reported
+// interrupted, and the next one ("Yes?") plays normally and whole, the device playing exactly its samples.
+inline void expect_interrupted_then_next_plays_whole(const Engine& e, StreamEngine& eng, ManualDeviceSink& sink,
+                                                     const ReportLog& log, std::size_t period) {
+  {
+    const std::vector<UtteranceReport> reports = log.reports();
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_TRUE(reports[0].interrupted);
+  }
+  const std::vector<float> want = offline_audio(e, "Yes?", 0);
+  const SinkStats before = sink.stats();
+  eng.say("Yes?");
+  play_until_idle(eng, sink, period);
+  EXPECT_EQ(sink.stats().frames_played - before.frames_played, want.size());
+  EXPECT_EQ(sink.stats().underruns, before.underruns);
+  const std::vector<UtteranceReport> reports = log.reports();
+  ASSERT_EQ(reports.size(), 2u);
+  EXPECT_FALSE(reports[1].interrupted);
 }
 
 }  // namespace kokoro::stream_test

@@ -68,12 +68,8 @@ TEST(StreamEngine, ExactModePrerollHoldsACutFirstSegmentUntilTheNextIsVocoded) {
     so.preroll.enabled = rule;
     gate.hold();
     StreamEngine eng(e.synth, e.frontend, e.voice, sink, EngineVoice{1.0f, false, 7, false}, SynthesisMode::exact, so);
-    std::vector<UtteranceReport> reports;
-    std::mutex rm;
-    eng.on_report([&](const UtteranceReport& r) {
-      std::lock_guard<std::mutex> lock(rm);
-      reports.push_back(r);
-    });
+    ReportLog log;
+    log.attach(eng);
     eng.say(kText);
     gate.wait_for_waiter();  // the first segment is vocoded and queued, the second is not
     Played played;
@@ -108,7 +104,7 @@ TEST(StreamEngine, ExactModePrerollHoldsACutFirstSegmentUntilTheNextIsVocoded) {
     EXPECT_EQ(st.underruns, 0u) << "with the rule the utterance plays without a gap";
     ASSERT_GE(played.audio.size(), want.size());
     EXPECT_TRUE(std::equal(want.begin(), want.end(), played.audio.begin())) << "the pre-roll changes timing only";
-    std::lock_guard<std::mutex> lock(rm);
+    const std::vector<UtteranceReport> reports = log.reports();
     ASSERT_EQ(reports.size(), 1u);
     EXPECT_FALSE(reports[0].interrupted);
     EXPECT_GT(reports[0].preroll_ms, 0.0);
@@ -133,12 +129,8 @@ TEST(StreamEngine, ExactModePrerollDoesNotHoldASingleSegmentBeyondItsVocoding) {
   gate.hold();
   StreamEngine eng(e.synth, e.frontend, e.voice, sink, EngineVoice{1.0f, false, 7, false}, SynthesisMode::exact,
                    slow_vocoder_preroll(gate, chunks, 3));  // stuck before the second utterance's second segment
-  std::vector<UtteranceReport> reports;
-  std::mutex rm;
-  eng.on_report([&](const UtteranceReport& r) {
-    std::lock_guard<std::mutex> lock(rm);
-    reports.push_back(r);
-  });
+  ReportLog log;
+  log.attach(eng);
   eng.say(single);
   eng.say(kText);
   gate.wait_for_waiter();
@@ -155,7 +147,7 @@ TEST(StreamEngine, ExactModePrerollDoesNotHoldASingleSegmentBeyondItsVocoding) {
   gate.release();
   play_until_idle(eng, sink, kPeriod);
   EXPECT_EQ(sink.stats().frames_played, first.size() + second.size());
-  std::lock_guard<std::mutex> lock(rm);
+  const std::vector<UtteranceReport> reports = log.reports();
   ASSERT_EQ(reports.size(), 2u);
   EXPECT_EQ(reports[0].preroll_ms, 0.0);
   EXPECT_GT(reports[1].preroll_ms, 0.0);
@@ -173,12 +165,8 @@ TEST(StreamEngine, ExactModeBargeInDuringThePrerollDropsTheUtterance) {
   gate.hold();
   StreamEngine eng(e.synth, e.frontend, e.voice, sink, EngineVoice{1.0f, false, 0, false}, SynthesisMode::exact,
                    slow_vocoder_preroll(gate, chunks, 2));
-  std::vector<UtteranceReport> reports;
-  std::mutex rm;
-  eng.on_report([&](const UtteranceReport& r) {
-    std::lock_guard<std::mutex> lock(rm);
-    reports.push_back(r);
-  });
+  ReportLog log;
+  log.attach(eng);
   eng.say(kText);
   gate.wait_for_waiter();
   ASSERT_EQ(eng.stats().preroll_holds, 1u);
@@ -188,20 +176,8 @@ TEST(StreamEngine, ExactModeBargeInDuringThePrerollDropsTheUtterance) {
   gate.release();
   ASSERT_TRUE(eng.wait_idle(60 * kTimeScale));
   EXPECT_EQ(eng.stats().samples_to_sink, 0u) << "the held utterance never reached the device";
-  {
-    std::lock_guard<std::mutex> lock(rm);
-    ASSERT_EQ(reports.size(), 1u);
-    EXPECT_TRUE(reports[0].interrupted);
-  }
   chunks = 100;
-  const uint64_t played_before = sink.stats().frames_played;
-  eng.say("Yes?");
-  play_until_idle(eng, sink, kPeriod);
-  EXPECT_EQ(sink.stats().frames_played - played_before, offline_audio(e, "Yes?", 0).size());
-  EXPECT_EQ(sink.stats().underruns, 0u);
-  std::lock_guard<std::mutex> lock(rm);
-  ASSERT_EQ(reports.size(), 2u);
-  EXPECT_FALSE(reports[1].interrupted);
+  expect_interrupted_then_next_plays_whole(e, eng, sink, log, kPeriod);
 }
 
 // Synthesizer::vocode's progress: after the decoder half, after each generator piece and at the end, rising

@@ -1,14 +1,19 @@
-// Helpers shared by tests: scratch directories, byte-level file edits, the message of an expected error.
+// Helpers shared by tests: scratch directories, byte-level file edits, the message of an expected error, a
+// watchdog that turns a hang into a loud failure.
 #pragma once
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -71,5 +76,36 @@ inline long resident_kb_of_mapping(const void* p) {
   }
   return -1;
 }
+
+// Aborts the process (failing the test loudly) if not disarmed within `seconds`: a hang must never look
+// like a slow pass, and ctest's own timeout is much longer.
+class Watchdog {
+ public:
+  Watchdog(double seconds, std::string what) : what_(std::move(what)) {
+    thread_ = std::thread([this, seconds] {
+      std::unique_lock<std::mutex> lock(m_);
+      if (!cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return done_; })) {
+        std::fprintf(stderr, "WATCHDOG: %s did not finish within %.1f s\n", what_.c_str(), seconds);
+        std::fflush(stderr);
+        std::abort();
+      }
+    });
+  }
+  ~Watchdog() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  std::string what_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
 
 }  // namespace kokoro::test
