@@ -162,8 +162,12 @@ void Chunker::add_line(std::vector<Unit> units, std::string_view source, std::ve
     if (overflow || first_limit || sentence_end < i) {
       size_t z;
       if (first_limit) {
-        // Cut at the last clause boundary after at least one word, else before this word.
+        // Cut at the last clause boundary that keeps at least half of the words, else before this word. A
+        // shorter first segment ("Years later,") plays out before the rest of its sentence is synthesized.
         z = after_last_mark(units, start, i, U"!.?…:;,—");
+        size_t kept = 0;
+        for (size_t k = start; k < z; ++k) kept += units[k].is_word;
+        if (2 * kept < first_words_) z = i;
       } else if (!overflow) {
         z = sentence_end;  // the segment grew past what the audio before it covers (growth_after_cut)
       } else {

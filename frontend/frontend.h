@@ -59,8 +59,8 @@ struct FrontendOptions {
   // Longest segment in phoneme code points (the model's limit is 510).
   size_t max_phonemes = 510;
   // Streaming: when > 0, the first segment of each segment() call ends after at most this many words,
-  // at the last clause boundary (, ; : . ! ? — …) within them if there is one, else after the last word
-  // that fits. Never splits inside a word.
+  // at the last clause boundary (, ; : . ! ? — …) within them that keeps at least half of them if there is
+  // one, else after the last word that fits. Never splits inside a word.
   size_t first_segment_max_words = 0;
   // After that cut, a later segment ends at a sentence end once it would hold more than this many times
   // the phonemes of the segments before it (0: as long as max_phonemes allows). A cut segment plays for

@@ -105,12 +105,17 @@ TEST(Frontend, FirstSegmentIsShortForStreaming) {
   FrontendOptions opt;
   opt.first_segment_max_words = 4;
   const Frontend fe(opt);
-  const std::string text = "Well, the storm knocked out power to thousands of homes, officials said on Tuesday.";
+  const std::string text = "By Tuesday, the storm had knocked out power to thousands of homes, officials said.";
   const auto segs = fe.segment(text);
   ASSERT_GE(segs.size(), 2u);
-  EXPECT_EQ(segs[0].text, "Well,");  // cut at the clause boundary within the first four words
+  EXPECT_EQ(segs[0].text, "By Tuesday,");  // cut at the clause boundary within the first four words
   EXPECT_LE(segs[0].words.size(), 4u);
   check_segments(text, segs);
+  // A clause boundary that keeps less than half of the words is passed over: so short a first segment
+  // would play out before the rest of its sentence is synthesized.
+  const auto well = fe.segment("Well, the storm knocked out power to thousands of homes.");
+  ASSERT_GE(well.size(), 2u);
+  EXPECT_EQ(well[0].text, "Well, the storm knocked");
   // Without a clause boundary the first segment ends at a word boundary.
   const auto plain = fe.segment("one two three four five six seven eight nine ten");
   ASSERT_EQ(plain.size(), 2u);
