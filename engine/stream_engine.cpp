@@ -52,7 +52,6 @@ bool looks_like_ssml(const std::string& text, const FrontendOptions& o) {
   const size_t first = text.find_first_not_of(" \t\r\n");
   return first != std::string::npos && text.compare(first, 6, "<speak") == 0;
 }
-constexpr size_t kAudioBlock = 1024;  // samples per sink write
 
 }  // namespace
 
@@ -581,188 +580,16 @@ void StreamEngine::synthesize_segment(uint64_t generation, uint64_t utterance) {
   SeededNoise seeded(voice_options_.seed);
   TestNoise reference;
   NoiseSource& noise = voice_options_.reference_noise ? static_cast<NoiseSource&>(reference) : seeded;
-  const Decoder& dec = synth_->decoder();
-  Tensor audio;
   if (mode_ == SynthesisMode::slice) {
     synthesize_slices(generation, utterance, asr, f0, n, noise);
   } else if (mode_ == SynthesisMode::exact) {
-    if (options_.before_chunk) options_.before_chunk();
-    constexpr double kSecondsPerFrame = static_cast<double>(kSamplesPerFrame) / kSampleRate;
-    std::vector<double> to_vocode{static_cast<double>(F) * kSecondsPerFrame};
-    for (const double f : seg_.following_frames) to_vocode.push_back(f * kSecondsPerFrame);
-    preroll_decide(to_vocode, true);  // this segment's vocoding starts now
-    const auto t0 = Clock::now();
-    const int64_t t0_ns = preroll_now_ns();
-    VocodeProgress last{0, 0, 0};
-    const ProgressCallback on_progress = [&](double fraction) { preroll_progress(to_vocode, t0_ns, fraction, last); };
-    synth_->vocode(asr, f0, n, seg_.style.data(), noise, audio, nullptr, &on_progress);
-    add_synth_seconds(utterance, ms_since(t0) / 1e3);
-    const double took = static_cast<double>(preroll_now_ns() - t0_ns) * 1e-9;
-    const double overhead = options_.preroll.follow_progress ? options_.preroll.segment_overhead_seconds : 0.0;
-    preroll_rtf_ = updated_preroll_rtf(preroll_rtf_, std::max(took - overhead, 0.0) / to_vocode.front());
-    chunks_.fetch_add(1);
-    mark_first_segment(utterance);  // computed: the acoustic worker may go on (the push may block at playback pace)
-    if (!push_audio(audio.data(), audio.numel(), generation)) return;
-    if (seg_.last) {
-      if (preroll_.active) preroll_release();
-    } else {
-      to_vocode.erase(to_vocode.begin());
-      preroll_decide(to_vocode, false);  // the next segment's vocoding has not started
-    }
+    if (!synthesize_whole(generation, utterance, asr, f0, n, noise)) return;
   } else {
-    // The decoder half over the whole segment: exact statistics, and one pass over its 1024-wide weights.
-    auto t0 = Clock::now();
-    Tensor x, cols;
-    dec.features(asr, f0, n, seg_.style.data(), x);
-    std::unique_ptr<NormPolicy> policy = make_norm_policy(options_.policy, options_.priors);
-    StreamDecoder* sd = stream_decoder_.get();
-    sd->begin(seg_.style.data(), noise, *policy, F, StreamDecoder::Input::decoder_features);
-    double compute_s = ms_since(t0) / 1e3;
-    int64_t chunk = options_.first_chunk_frames, f0_sent = 0;
-    for (int64_t f = 0; f < F;) {
-      if (stale(generation) || quit_.load()) return;
-      if (options_.before_chunk) options_.before_chunk();
-      const int64_t m = std::min(chunk, F - f);
-      t0 = Clock::now();
-      copy_columns(x, 2 * f, 2 * m, cols);
-      const int64_t f0_to = std::min<int64_t>(2 * (f + m + options_.source_lead_frames), 2 * F);
-      sd->push_features(cols, f0.data() + f0_sent, f0_to - f0_sent, f + m == F, audio);
-      f0_sent = f0_to;
-      compute_s += ms_since(t0) / 1e3;
-      chunks_.fetch_add(1);
-      f += m;
-      chunk = std::min<int64_t>(2 * chunk, options_.max_chunk_frames);
-      if (f == F) mark_first_segment(utterance);  // all computed; the push may block at playback pace
-      if (!push_audio(audio.data(), audio.numel(), generation)) return;
-    }
-    add_synth_seconds(utterance, compute_s);
+    if (!synthesize_chunks(generation, utterance, asr, f0, n, noise)) return;
   }
   e.kind = EventItem::segment_end;
   e.position = e.end_position = start + samples;
   push_event(e, generation);
-}
-
-// ---------------------------------------------------------------- output thread
-
-void StreamEngine::output_loop() {
-  uint64_t local_gen = generation_.load();
-  bool discarding = false;
-  uint64_t discarded = 0;  // ring samples that never reached the sink (stream time = position - discarded)
-  uint64_t current = 0;    // utterance whose audio is being written
-  std::deque<EventItem> pending;
-  std::vector<float> block(kAudioBlock);
-  auto seconds = [&](uint64_t position) { return static_cast<double>(position - discarded) / kSampleRate; };
-  auto deliver = [&](const EventItem& e) {
-    StreamEvent ev;
-    ev.utterance = e.utterance;
-    ev.text_begin = e.text_begin;
-    ev.text_end = e.text_end;
-    ev.time_s = seconds(e.position);
-    ev.end_s = seconds(e.end_position);
-    switch (e.kind) {
-      case EventItem::utterance_start: ev.kind = StreamEvent::Kind::utterance_start; current = e.utterance; break;
-      case EventItem::segment_start: ev.kind = StreamEvent::Kind::segment_start; break;
-      case EventItem::word: ev.kind = StreamEvent::Kind::word; break;
-      case EventItem::segment_end: ev.kind = StreamEvent::Kind::segment_end; break;
-      case EventItem::utterance_end: ev.kind = StreamEvent::Kind::utterance_end; break;
-      case EventItem::mark: {
-        ev.kind = StreamEvent::Kind::mark;
-        ev.text_begin = ev.text_end = 0;
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (e.text_begin >= mark_base_ && e.text_begin - mark_base_ < mark_names_.size())
-          ev.name = mark_names_[e.text_begin - mark_base_];
-        break;
-      }
-      default: return;
-    }
-    if (e.kind == EventItem::utterance_end) {
-      try {
-        sink_.end_utterance();
-      } catch (const std::exception& ex) {
-        fail_utterance(e.utterance, ex.what());
-      }
-    }
-    std::function<void(const StreamEvent&)> cb;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      cb = event_cb_;
-    }
-    if (cb) cb(ev);
-    if (e.kind == EventItem::utterance_end) finish_utterance(e.utterance, false);
-  };
-
-  for (;;) {
-    if (quit_.load()) return;
-    const uint64_t g = generation_.load();
-    if (g != local_gen) {
-      // Barge-in: silence first (the device drops what it has queued from its next period on), then
-      // bookkeeping. Stale audio in the ring is dropped once the next utterance's marker shows where it ends.
-      local_gen = g;
-      try {
-        sink_.flush();
-      } catch (const std::exception& ex) {
-        spdlog::debug("flush failed: {}", ex.what());
-      }
-      flushes_.fetch_add(1);
-      discarding = true;
-      report_stale();
-    }
-    EventItem ev{};
-    while (events_.pop(ev)) pending.push_back(ev);
-    while (!pending.empty() && pending.front().generation < local_gen) pending.pop_front();
-    if (!pending.empty() && pending.front().generation > local_gen) continue;  // a barge-in we have not seen yet
-    if (discarding) {
-      if (pending.empty() || pending.front().kind != EventItem::utterance_start) {
-        nap();
-        continue;
-      }
-      discarded += audio_.discard_until(pending.front().position);
-      discarding = false;
-    }
-    const uint64_t pos = audio_.read_position();
-    while (!pending.empty() && pending.front().position <= pos) {
-      deliver(pending.front());
-      pending.pop_front();
-    }
-    size_t n = std::min(audio_.available(), block.size());
-    if (!pending.empty()) n = std::min<uint64_t>(n, pending.front().position - pos);
-    // Pre-roll (read after the ring, so that the hold stored before an utterance's audio is seen with it).
-    // A hold behind the read position is a barge-in's leftover: the vocoder replaces it at its next utterance.
-    if (uint64_t hold = hold_from_.load(std::memory_order_acquire); hold == pos) {
-      if (preroll_now_ns() < release_at_ns_.load(std::memory_order_acquire)) {
-        nap();
-        continue;
-      }
-      if (!hold_from_.compare_exchange_strong(hold, kNoHold)) continue;  // a new hold was set meanwhile
-    } else if (hold > pos) {
-      n = std::min<uint64_t>(n, hold - pos);
-    }
-    if (n == 0) {
-      nap();
-      continue;
-    }
-    n = audio_.read(block.data(), n);
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (auto it = utterances_.find(current); it != utterances_.end()) {
-        Utterance& u = it->second;
-        if (!u.started_audio) {
-          u.started_audio = true;
-          u.report.first_audio_ms = ms_since(u.queued);
-          if (u.preroll_held) u.report.preroll_ms = ms_since(u.held_since);
-        }
-        u.report.audio_seconds += static_cast<double>(n) / kSampleRate;
-      }
-    }
-    size_t written = 0;
-    try {
-      written = sink_.write(block.data(), n);
-    } catch (const std::exception& ex) {
-      fail_utterance(current, ex.what());
-    }
-    samples_to_sink_.fetch_add(written);
-    discarded += n - written;  // cut short by a barge-in: the rest is stale
-  }
 }
 
 }  // namespace kokoro

@@ -215,6 +215,12 @@ class StreamEngine {
   std::unique_ptr<SliceVocoder> slicer_;           // slice mode; used by the vocoder worker only
   void synthesize_slices(uint64_t generation, uint64_t utterance, const Tensor& asr, const Tensor& f0,
                          const Tensor& n, NoiseSource& noise);
+  // Exact mode (stream_engine_preroll.cpp) and stream mode (stream_engine_chunks.cpp): false when the
+  // utterance went stale or the engine quits before the segment's audio was all queued.
+  bool synthesize_whole(uint64_t generation, uint64_t utterance, const Tensor& asr, const Tensor& f0, const Tensor& n,
+                        NoiseSource& noise);
+  bool synthesize_chunks(uint64_t generation, uint64_t utterance, const Tensor& asr, const Tensor& f0, const Tensor& n,
+                         NoiseSource& noise);
   double queued_audio_seconds() const;  // audio ahead of the device's play position (ring + device buffer)
   // Vocoder worker: the audio the nominal slice plan has queued (restarts at 0 with each utterance), and
   // the generator speed measured on the last slices (seconds per second of audio).

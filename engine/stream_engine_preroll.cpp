@@ -1,5 +1,5 @@
-// Exact mode's pre-roll in the streaming engine's vocoder worker (engine/stream_engine.h): when an
-// utterance's playback may start, by the rule of engine/preroll.h. The vocoder worker decides at two points
+// Exact mode in the streaming engine's vocoder worker (engine/stream_engine.h): each segment vocoded whole
+// (Synthesizer::vocode), and the pre-roll: when an utterance's playback may start, by the rule of engine/preroll.h. The vocoder worker decides at two points
 // per segment: when the segment's vocoding starts (then playback may start at a time: now + what the rule
 // asks beyond the audio already held; for the utterance's first segment only if what is queued before it
 // already covers the rule) and when its audio is queued (then at once, or not before the next
@@ -19,11 +19,43 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "engine/preroll.h"
 #include "engine/stream_engine.h"
 
 namespace kokoro {
+
+bool StreamEngine::synthesize_whole(uint64_t generation, uint64_t utterance, const Tensor& asr, const Tensor& f0,
+                                    const Tensor& n, NoiseSource& noise) {
+  using Clock = std::chrono::steady_clock;
+  const int64_t F = asr.dim(1);
+  Tensor audio;
+  if (options_.before_chunk) options_.before_chunk();
+  constexpr double kSecondsPerFrame = static_cast<double>(kSamplesPerFrame) / kSampleRate;
+  std::vector<double> to_vocode{static_cast<double>(F) * kSecondsPerFrame};
+  for (const double f : seg_.following_frames) to_vocode.push_back(f * kSecondsPerFrame);
+  preroll_decide(to_vocode, true);  // this segment's vocoding starts now
+  const auto t0 = Clock::now();
+  const int64_t t0_ns = preroll_now_ns();
+  VocodeProgress last{0, 0, 0};
+  const ProgressCallback on_progress = [&](double fraction) { preroll_progress(to_vocode, t0_ns, fraction, last); };
+  synth_->vocode(asr, f0, n, seg_.style.data(), noise, audio, nullptr, &on_progress);
+  add_synth_seconds(utterance, std::chrono::duration<double>(Clock::now() - t0).count());
+  const double took = static_cast<double>(preroll_now_ns() - t0_ns) * 1e-9;
+  const double overhead = options_.preroll.follow_progress ? options_.preroll.segment_overhead_seconds : 0.0;
+  preroll_rtf_ = updated_preroll_rtf(preroll_rtf_, std::max(took - overhead, 0.0) / to_vocode.front());
+  chunks_.fetch_add(1);
+  mark_first_segment(utterance);  // computed: the acoustic worker may go on (the push may block at playback pace)
+  if (!push_audio(audio.data(), audio.numel(), generation)) return false;
+  if (seg_.last) {
+    if (preroll_.active) preroll_release();
+  } else {
+    to_vocode.erase(to_vocode.begin());
+    preroll_decide(to_vocode, false);  // the next segment's vocoding has not started
+  }
+  return true;
+}
 
 double StreamEngine::frames_per_phoneme() const {
   return acoustic_phonemes_ > 0 ? acoustic_frames_ / acoustic_phonemes_ : options_.preroll.nominal_frames_per_phoneme;
