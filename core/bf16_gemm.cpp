@@ -82,13 +82,6 @@ void to_bf16(const float* src, bf16_t* dst, int64_t n) {
   for (; i < n; ++i) dst[i] = round_to_bf16(src[i]);
 }
 
-float from_bf16(bf16_t v) {
-  const uint32_t u = static_cast<uint32_t>(v) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
 // Packing rounds each row with to_bf16 (vectorised, the same rounding as round_to_bf16) and then only moves
 // 16- or 32-bit values: a model's ~80 M weights are packed on the first sentence, on its critical path.
 void pack_b_bf16(const float* b, int64_t ldb, int64_t K, int64_t N, bf16_t* out) {

@@ -12,6 +12,7 @@
 // (core/precision.h) first, and these functions throw kokoro::Error otherwise.
 #pragma once
 #include <cstdint>
+#include <cstring>
 
 namespace kokoro {
 
@@ -19,7 +20,13 @@ using bf16_t = uint16_t;
 
 // Round to nearest even (NaN kept quiet, denormals to zero as vcvtneps2bf16 does), n values.
 void to_bf16(const float* src, bf16_t* dst, int64_t n);
-float from_bf16(bf16_t v);
+// The bf16 value as fp32 (exact: bf16 is fp32's upper half). Inline: elementwise loops call it per value.
+inline float from_bf16(bf16_t v) {
+  const uint32_t u = static_cast<uint32_t>(v) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
 
 // Elements of the packed form of a [K, N] matrix (K rounded up to even).
 inline int64_t packed_b_bf16_size(int64_t K, int64_t N) { return (K + 1) / 2 * 2 * N; }

@@ -1,20 +1,9 @@
 #include "core/bf16_parking.h"
 
-#include <cstring>
-
 #include "core/error.h"
 #include "core/parallel.h"
 
 namespace kokoro {
-
-namespace {
-inline float widened(bf16_t v) {
-  const uint32_t u = static_cast<uint32_t>(v) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-}  // namespace
 
 void Bf16ParkedTensor::park(Tensor& x) {
   shape_ = x.shape();
@@ -31,7 +20,7 @@ void Bf16ParkedTensor::restore(Tensor& x) {
   const int64_t n = x.numel();
   parallel_ranges(n, 4096, elementwise_parts(n), [&](int64_t i0, int64_t i1) {
     float* dst = x.data();
-    for (int64_t i = i0; i < i1; ++i) dst[i] = widened(values_[static_cast<size_t>(i)]);
+    for (int64_t i = i0; i < i1; ++i) dst[i] = from_bf16(values_[static_cast<size_t>(i)]);
   });
   decltype(values_)().swap(values_);
 }
@@ -42,7 +31,7 @@ void Bf16ParkedTensor::add_to(Tensor& y) {
   const int64_t n = y.numel();
   parallel_ranges(n, 4096, elementwise_parts(n), [&](int64_t i0, int64_t i1) {
     float* dst = y.data();
-    for (int64_t i = i0; i < i1; ++i) dst[i] += widened(values_[static_cast<size_t>(i)]);
+    for (int64_t i = i0; i < i1; ++i) dst[i] += from_bf16(values_[static_cast<size_t>(i)]);
   });
   decltype(values_)().swap(values_);
 }

@@ -16,9 +16,6 @@ namespace kokoro {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
-
 void update_max(std::atomic<uint64_t>& m, uint64_t v) {
   uint64_t cur = m.load(std::memory_order_relaxed);
   while (v > cur && !m.compare_exchange_weak(cur, v, std::memory_order_relaxed)) {

@@ -163,6 +163,8 @@ class StreamEngine {
   void finish_utterance(uint64_t utterance, bool interrupted);
   void report_stale();
   void return_idle_memory();  // vocoder worker, when an utterance is done and nothing followed it for a while
+  using Clock = std::chrono::steady_clock;
+  static double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
   static constexpr std::chrono::milliseconds kIdleReleaseDelay{500};
   std::optional<std::chrono::steady_clock::time_point> idle_release_due_;  // vocoder worker only
 

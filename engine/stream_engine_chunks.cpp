@@ -13,8 +13,6 @@ namespace kokoro {
 
 bool StreamEngine::synthesize_chunks(uint64_t generation, uint64_t utterance, const Tensor& asr, const Tensor& f0,
                                      const Tensor& n, NoiseSource& noise) {
-  using Clock = std::chrono::steady_clock;
-  const auto ms_since = [](Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); };
   const int64_t F = asr.dim(1);
   Tensor audio;
   // The decoder half over the whole segment: exact statistics, and one pass over its 1024-wide weights.

@@ -15,8 +15,6 @@
 namespace kokoro {
 
 namespace {
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 constexpr size_t kAudioBlock = 1024;  // samples per sink write
 }  // namespace
 

@@ -28,7 +28,6 @@ namespace kokoro {
 
 bool StreamEngine::synthesize_whole(uint64_t generation, uint64_t utterance, const Tensor& asr, const Tensor& f0,
                                     const Tensor& n, NoiseSource& noise) {
-  using Clock = std::chrono::steady_clock;
   const int64_t F = asr.dim(1);
   Tensor audio;
   if (options_.before_chunk) options_.before_chunk();
@@ -41,7 +40,7 @@ bool StreamEngine::synthesize_whole(uint64_t generation, uint64_t utterance, con
   VocodeProgress last{0, 0, 0};
   const ProgressCallback on_progress = [&](double fraction) { preroll_progress(to_vocode, t0_ns, fraction, last); };
   synth_->vocode(asr, f0, n, seg_.style.data(), noise, audio, nullptr, &on_progress);
-  add_synth_seconds(utterance, std::chrono::duration<double>(Clock::now() - t0).count());
+  add_synth_seconds(utterance, ms_since(t0) / 1e3);
   const double took = static_cast<double>(preroll_now_ns() - t0_ns) * 1e-9;
   const double overhead = options_.preroll.follow_progress ? options_.preroll.segment_overhead_seconds : 0.0;
   preroll_rtf_ = updated_preroll_rtf(preroll_rtf_, std::max(took - overhead, 0.0) / to_vocode.front());

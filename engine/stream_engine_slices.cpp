@@ -12,11 +12,6 @@
 
 namespace kokoro {
 
-namespace {
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
-}  // namespace
-
 double StreamEngine::queued_audio_seconds() const {
   const SinkStats s = sink_.stats();
   double device = 0;
