@@ -162,6 +162,66 @@ KOKORO_API int kokoro_speak(kokoro_engine* engine, const char* text, const kokor
  * running: nothing happens. Returns KOKORO_OK, or KOKORO_ERR_INVALID_HANDLE. Not async-signal-safe. */
 KOKORO_API int kokoro_stop(kokoro_engine* engine);
 
+/* ---- One model, many sessions ------------------------------------------------------------------------
+ *
+ *   kokoro_model* m = kokoro_model_open(NULL);           // weights, frontends, voices: loaded once
+ *   kokoro_session* a = kokoro_session_new(m, NULL);     // one stream of utterances each (a listener)
+ *   kokoro_session* b = kokoro_session_new(m, NULL);
+ *   // on two threads at once:
+ *   kokoro_session_speak(a, "Hello.", &opts_a, on_audio, on_event, &state_a);
+ *   kokoro_session_speak(b, "Bonjour.", &opts_b, on_audio, on_event, &state_b);
+ *   kokoro_session_close(a); kokoro_session_close(b);
+ *   kokoro_model_close(m);                                // freed once its last session is closed
+ *
+ * A model is immutable once open and shared by any number of sessions; its compute threads (kokoro_config.
+ * threads) are shared by all of them, and a scheduler serves first the session whose audio would run out
+ * first. A session holds what one stream of utterances needs (its engine threads, rings, output). Voice,
+ * language, speed and seed may change from one kokoro_session_speak to the next at no cost; a change of mode
+ * rebuilds the session's engine (tens of ms). Sessions never share audio, events or errors.
+ *
+ * kokoro_open/kokoro_speak/kokoro_stop/kokoro_close above are a model with one session. */
+typedef struct kokoro_model kokoro_model;
+typedef struct kokoro_session kokoro_session;
+
+/* Loads the model (as kokoro_open). NULL on failure (kokoro_last_error says why). */
+KOKORO_API kokoro_model* kokoro_model_open(const kokoro_config* config);
+
+/* Lets go of the caller's reference: the model is freed when its last session is closed too. Closing it
+ * again, or NULL, is harmless (KOKORO_ERR_INVALID_HANDLE as last error). Sessions stay usable. */
+KOKORO_API void kokoro_model_close(kokoro_model* model);
+
+/* As kokoro_list_voices, for a model (strings valid until the model is freed). */
+KOKORO_API int kokoro_model_list_voices(kokoro_model* model, const char* const** names, size_t* count);
+
+/* A new session on `model`. `defaults` (may be NULL) are the options its calls start from: a field a call's
+ * options leave at zero takes the session's value. NULL on failure (invalid handle, unknown voice or mode). */
+KOKORO_API kokoro_session* kokoro_session_new(kokoro_model* model, const kokoro_speak_options* defaults);
+
+/* As kokoro_speak, on a session: one call at a time per session (KOKORO_ERR_BUSY otherwise); calls on
+ * different sessions run at the same time. */
+KOKORO_API int kokoro_session_speak(kokoro_session* session, const char* text, const kokoro_speak_options* options,
+                                    kokoro_audio_callback on_audio, kokoro_event_callback on_event, void* user_data);
+
+/* As kokoro_stop, on a session; other sessions are not touched. */
+KOKORO_API int kokoro_session_stop(kokoro_session* session);
+
+/* Stops and frees the session (as kokoro_close). */
+KOKORO_API void kokoro_session_close(kokoro_session* session);
+
+/* How busy the model's compute is, for admission (a server turns admit == 0 into "503, retry later"). */
+typedef struct kokoro_load {
+  size_t size;            /* sizeof(kokoro_load), or 0 */
+  int sessions;           /* open sessions */
+  int speaking;           /* sessions inside kokoro_session_speak now */
+  double demand;          /* cores the speaking sessions need to stay real-time (their measured compute
+                             seconds per audio second, summed; a new one counts with a nominal estimate) */
+  double capacity;        /* cores the model computes on (its threads, at most the machine's) */
+  int admit;              /* nonzero: one more real-time stream fits (demand + one more <= capacity) */
+} kokoro_load;
+
+/* Fills *load (set load->size to sizeof(kokoro_load) or 0). */
+KOKORO_API int kokoro_model_load(kokoro_model* model, kokoro_load* load);
+
 #ifdef __cplusplus
 }
 #endif
