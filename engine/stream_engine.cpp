@@ -42,14 +42,6 @@ size_t piece_end(const std::string& text, size_t begin, size_t max_bytes) {
 
 constexpr int64_t kAsrDim = 512;
 
-// Text the frontend will read as SSML: forced on, or (automatic) starting with <speak> after blanks.
-bool looks_like_ssml(const std::string& text, const FrontendOptions& o) {
-  if (o.ssml == FrontendOptions::Ssml::on) return true;
-  if (o.ssml == FrontendOptions::Ssml::off) return false;
-  const size_t first = text.find_first_not_of(" \t\r\n");
-  return first != std::string::npos && text.compare(first, 6, "<speak") == 0;
-}
-
 }  // namespace
 
 StreamEngine::StreamEngine(std::shared_ptr<const Synthesizer> synth, std::shared_ptr<const Frontend> frontend,
@@ -364,7 +356,7 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
   item.utterance = id;
   bool first_segment = true;
   for (size_t begin = 0; begin < text.size();) {
-    const bool whole = voice_options.phoneme_input || looks_like_ssml(text, frontend.options());
+    const bool whole = voice_options.phoneme_input || frontend.reads_as_ssml(text);
     const size_t end = whole ? text.size() : piece_end(text, begin, options_.text_piece_bytes);
     const std::string piece = text.substr(begin, end - begin);
     std::vector<Segment> segments;
