@@ -203,30 +203,6 @@ void StreamEngine::add_synth_seconds(uint64_t utterance, double seconds) {
   if (auto it = utterances_.find(utterance); it != utterances_.end()) it->second.report.synth_seconds += seconds;
 }
 
-int64_t StreamEngine::deadline_ns(uint64_t utterance, uint64_t ahead_samples) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto it = utterances_.find(utterance);
-  if (it == utterances_.end()) return steady_now_ns();
-  const Utterance& u = it->second;
-  if (!u.started_audio) {
-    const int64_t queued = std::chrono::duration_cast<std::chrono::nanoseconds>(u.queued.time_since_epoch()).count();
-    return std::max(queued, previous_dry_ns_);
-  }
-  const uint64_t end = audio_.write_position() + ahead_samples;
-  const double ahead_s = static_cast<double>(end - std::min(end, u.playback_pos)) / kSampleRate;
-  return u.playback_ns + static_cast<int64_t>(ahead_s * 1e9);
-}
-
-bool StreamEngine::take_turn(ComputeScheduler::Turn& turn, uint64_t generation, int64_t deadline) {
-  if (!options_.scheduler) return true;
-  turn = options_.scheduler->acquire(deadline, [&] { return quit_.load() || stale(generation); });
-  return options_.scheduler->granted(turn);
-}
-
-void StreamEngine::report_work(double compute_seconds, double audio_seconds) {
-  if (options_.scheduler) options_.scheduler->report_work(reinterpret_cast<uintptr_t>(this), compute_seconds, audio_seconds);
-}
-
 void StreamEngine::fail_utterance(uint64_t utterance, const std::string& error) {
   spdlog::debug("utterance {} failed: {}", utterance, error);
   std::lock_guard<std::mutex> lock(mutex_);
@@ -572,15 +548,7 @@ void StreamEngine::return_idle_memory() {
   return_free_heap_pages();
 }
 
-bool StreamEngine::may_release_pages() const {
-  if (!options_.scheduler) return true;
-  bool me = false;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    me = !utterances_.empty();
-  }
-  return options_.scheduler->load().speaking <= (me ? 1 : 0);
-}
+
 
 void StreamEngine::synthesize_segment(uint64_t generation, uint64_t utterance) {
   const int64_t F = seg_.frames();
