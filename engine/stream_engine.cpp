@@ -42,14 +42,6 @@ size_t piece_end(const std::string& text, size_t begin, size_t max_bytes) {
 
 constexpr int64_t kAsrDim = 512;
 
-// Text the frontend will read as SSML: forced on, or (automatic) starting with <speak> after blanks.
-bool looks_like_ssml(const std::string& text, const FrontendOptions& o) {
-  if (o.ssml == FrontendOptions::Ssml::on) return true;
-  if (o.ssml == FrontendOptions::Ssml::off) return false;
-  const size_t first = text.find_first_not_of(" \t\r\n");
-  return first != std::string::npos && text.compare(first, 6, "<speak") == 0;
-}
-
 }  // namespace
 
 StreamEngine::StreamEngine(std::shared_ptr<const Synthesizer> synth, std::shared_ptr<const Frontend> frontend,
@@ -325,23 +317,28 @@ bool StreamEngine::push_silence(uint64_t id, uint64_t generation, double seconds
   return push_frame_item(item);
 }
 
-bool StreamEngine::push_marks(uint64_t id, uint64_t generation, const std::vector<std::string>& names) {
-  for (const std::string& name : names) {
-    FrameItem item{};
-    item.kind = FrameItem::mark;
-    item.generation = generation;
-    item.utterance = id;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      item.a = static_cast<int64_t>(mark_base_ + mark_names_.size());
-      mark_names_.push_back(name);
-      while (mark_names_.size() > 4096) {  // bounded: a mark is delivered long before 4096 more are made
-        mark_names_.pop_front();
-        ++mark_base_;
-      }
+bool StreamEngine::push_mark(uint64_t id, uint64_t generation, const std::string& name, FrameItem::Kind kind,
+                             double at_s) {
+  FrameItem item{};
+  item.kind = kind;
+  item.generation = generation;
+  item.utterance = id;
+  item.x = at_s;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    item.a = static_cast<int64_t>(mark_base_ + mark_names_.size());
+    mark_names_.push_back(name);
+    while (mark_names_.size() > 4096) {  // bounded: a mark is delivered long before 4096 more are made
+      mark_names_.pop_front();
+      ++mark_base_;
     }
-    if (!push_frame_item(item)) return false;
   }
+  return push_frame_item(item);
+}
+
+bool StreamEngine::push_marks(uint64_t id, uint64_t generation, const std::vector<std::string>& names) {
+  for (const std::string& name : names)
+    if (!push_mark(id, generation, name, FrameItem::mark, 0)) return false;
   return true;
 }
 
@@ -364,7 +361,8 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
   item.utterance = id;
   bool first_segment = true;
   for (size_t begin = 0; begin < text.size();) {
-    const bool whole = voice_options.phoneme_input || looks_like_ssml(text, frontend.options());
+    // SSML goes to the frontend whole (a piece of it would not parse).
+    const bool whole = voice_options.phoneme_input || frontend.reads_as_ssml(text);
     const size_t end = whole ? text.size() : piece_end(text, begin, options_.text_piece_bytes);
     const std::string piece = text.substr(begin, end - begin);
     std::vector<Segment> segments;
@@ -388,7 +386,15 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
       const Segment& seg = segments[si];
       if (stale(generation) || quit_.load()) return;
       std::vector<int64_t> ids = tokenize(seg.phonemes, vocab_);
-      if (ids.empty()) continue;
+      if (ids.empty()) {  // nothing to say (symbols only), but its pauses and marks still come, in order
+        if (seg.pause_before > 0 && !push_silence(id, generation, seg.pause_before)) return;
+        if (!push_marks(id, generation, seg.marks)) return;
+        for (const InnerMark& m : seg.inner_marks)
+          if (!push_mark(id, generation, m.name, FrameItem::mark, 0)) return;
+        if (seg.pause_after > 0 && !push_silence(id, generation, seg.pause_after)) return;
+        if (!push_marks(id, generation, seg.marks_after)) return;
+        continue;
+      }
       const size_t n_phonemes = utf8::count_code_points(seg.phonemes);
       if (n_phonemes > static_cast<size_t>(kMaxPhonemes))
         throw Error("segment of " + std::to_string(n_phonemes) + " phonemes exceeds the model's 510");
@@ -432,7 +438,13 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
       item.y = !more_speech && end == text.size() ? 1.0 : 0.0;
       if (!push_frame_item(item)) return;
       if (!voice_options.phoneme_input) {
+        // A mark inside the segment comes where its word starts (at the segment's end if that word got no
+        // timing), before the word's own event.
+        size_t next_mark = 0;
+        const std::vector<InnerMark>& marks = seg.inner_marks;
         for (const WordTiming& w : word_timings(seg, feats.durations)) {
+          for (; next_mark < marks.size() && marks[next_mark].word_begin <= w.text_begin; ++next_mark)
+            if (!push_mark(id, generation, marks[next_mark].name, FrameItem::inner_mark, w.start_s)) return;
           item.kind = FrameItem::word;
           item.a = static_cast<int64_t>(begin + w.text_begin);
           item.b = static_cast<int64_t>(begin + w.text_end);
@@ -440,6 +452,9 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
           item.y = w.end_s;
           if (!push_frame_item(item)) return;
         }
+        const double segment_s = static_cast<double>(F * kSamplesPerFrame) / kSampleRate;
+        for (; next_mark < marks.size(); ++next_mark)
+          if (!push_mark(id, generation, marks[next_mark].name, FrameItem::inner_mark, segment_s)) return;
       }
       item.kind = FrameItem::frame;
       for (int64_t f = 0; f < F; ++f) {
@@ -561,6 +576,12 @@ void StreamEngine::vocoder_loop() {
         e.position = e.end_position = audio_.write_position();
         e.text_begin = static_cast<uint64_t>(item.a);
         push_event(e, item.generation);
+        break;
+      case FrameItem::inner_mark:  // goes out with the segment's words
+        e.kind = EventItem::mark;
+        e.position = e.end_position = static_cast<uint64_t>(std::llround(item.x * kSampleRate));  // relative
+        e.text_begin = static_cast<uint64_t>(item.a);
+        seg_.words.push_back(e);
         break;
       case FrameItem::silence: {
         const std::vector<float> zeros(std::min<int64_t>(item.a, kSampleRate), 0.0f);

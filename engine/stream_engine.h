@@ -123,8 +123,11 @@ class StreamEngine {
   // One item of the frame ring (trivially copyable, fixed size). Public for the ring's instantiation.
   struct FrameItem {
     // silence: a pause of `a` samples (SSML <break>), played between segments.
-    // mark: an SSML mark, `a` = its index in mark_names_.
-    enum Kind : uint32_t { utterance_begin, segment_begin, word, frame, segment_end, utterance_end, silence, mark };
+    // mark: an SSML mark between segments, `a` = its index in mark_names_.
+    // inner_mark: an SSML mark inside the segment (between segment_begin and segment_end), `a` = its index
+    // in mark_names_, x = its time within the segment.
+    enum Kind : uint32_t { utterance_begin, segment_begin, word, frame, segment_end, utterance_end, silence, mark,
+                           inner_mark };
     static constexpr int kPayload = 516;  // asr [512] + F0 [2] + N [2]; a segment's style [256]
     uint32_t kind;
     uint64_t generation, utterance;
@@ -169,6 +172,7 @@ class StreamEngine {
   const VoicePack& voice_for(const std::string& name, const UtteranceSettings& settings);
   std::map<std::string, VoicePack> ssml_voices_;                          // acoustic worker only
   bool push_marks(uint64_t id, uint64_t generation, const std::vector<std::string>& names);
+  bool push_mark(uint64_t id, uint64_t generation, const std::string& name, FrameItem::Kind kind, double at_s);
   std::deque<std::string> mark_names_;  // SSML mark names by index (mutex_); the oldest are dropped
   uint64_t mark_base_ = 0;              // index of mark_names_.front()
   void synthesize_segment(uint64_t generation, uint64_t utterance);
@@ -235,7 +239,7 @@ class StreamEngine {
     bool last = false;                    // the utterance's last segment (as far as the acoustic worker knows)
     std::vector<double> following_frames;  // estimated frames of the segments after it in its text piece
     std::vector<float> asr, f0, n;  // asr frame-major [F][512], transposed when the segment is complete
-    std::vector<EventItem> words;
+    std::vector<EventItem> words;   // its word events and inner marks, positions relative to the segment
   } seg_;
 
   // The newest utterance whose first segment the vocoder has computed (or given up on): see first_segment_first.
