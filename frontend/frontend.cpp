@@ -122,11 +122,6 @@ Frontend& Frontend::operator=(Frontend&&) noexcept = default;
 
 const FrontendOptions& Frontend::options() const { return impl_->options; }
 
-bool Frontend::reads_as_ssml(std::string_view text) const {
-  return impl_->options.ssml == FrontendOptions::Ssml::on ||
-         (impl_->options.ssml == FrontendOptions::Ssml::automatic && ssml::looks_like_ssml(text));
-}
-
 namespace {
 
 // Malformed SSML that was only detected (not asked for) is read as its text with the tags blanked out
@@ -156,6 +151,12 @@ std::optional<ssml::Document> parse_ssml(std::string_view text, const FrontendOp
 }
 
 }  // namespace
+
+bool Frontend::reads_as_ssml(std::string_view text) const {
+  const FrontendOptions& o = impl_->options;
+  return o.ssml == FrontendOptions::Ssml::on ||
+         (o.ssml == FrontendOptions::Ssml::automatic && ssml::looks_like_ssml(text));
+}
 
 std::string Frontend::normalize(std::string_view text) const {
   if (reads_as_ssml(text)) {
@@ -202,13 +203,24 @@ std::vector<Segment> Frontend::segment(std::string_view text) const {
   const ssml::Document& doc = *parsed;
   std::vector<Segment> out;
   double pause = 0;
-  std::vector<std::string> marks;
+  std::vector<std::string> marks;  // reached, waiting for the next spoken word
   for (const auto& piece : doc.pieces) {
     pause += piece.pause_before;
-    marks.insert(marks.end(), piece.marks.begin(), piece.marks.end());
     // Only the first piece of the utterance gets the short streaming segment.
     std::vector<Segment> segs = segment_plain(piece.text, out.empty() ? impl_->options.first_segment_max_words : 0);
+    // A mark goes with the first word that does not end before it: before the segment when that word is the
+    // segment's first, else inside the segment at that word. The segments are those of the text without
+    // the marks, so a mark changes nothing that is said.
+    size_t next_mark = 0;
     for (auto& seg : segs) {
+      for (size_t w = 0; w < seg.words.size(); ++w) {
+        for (; next_mark < piece.marks.size() && piece.marks[next_mark].at < seg.words[w].text_end; ++next_mark) {
+          if (w == 0) marks.push_back(piece.marks[next_mark].name);
+          else seg.inner_marks.push_back({piece.marks[next_mark].name, seg.words[w].text_begin});
+        }
+      }
+      seg.marks = std::move(marks);
+      marks.clear();
       // Offsets in the piece's text -> offsets in the SSML source.
       seg.text_begin = piece.begin_of[seg.text_begin];
       seg.text_end = piece.end_of[seg.text_end - 1];
@@ -216,14 +228,15 @@ std::vector<Segment> Frontend::segment(std::string_view text) const {
         w.text_begin = piece.begin_of[w.text_begin];
         w.text_end = piece.end_of[w.text_end - 1];
       }
+      for (auto& m : seg.inner_marks) m.word_begin = piece.begin_of[m.word_begin];
       seg.voice = piece.voice;
       seg.rate = piece.rate;
     }
-    if (segs.empty()) continue;  // nothing spoken: its pause and marks go to the next piece
+    // Marks after the piece's last word wait for the next spoken word (or the end).
+    for (; next_mark < piece.marks.size(); ++next_mark) marks.push_back(piece.marks[next_mark].name);
+    if (segs.empty()) continue;  // nothing spoken: its pause goes to the next piece
     segs.front().pause_before = pause;
-    segs.front().marks = std::move(marks);
     pause = 0;
-    marks.clear();
     for (auto& seg : segs) out.push_back(std::move(seg));
   }
   // What follows the last spoken text (a document with no spoken text has no segments at all).

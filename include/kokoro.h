@@ -125,7 +125,9 @@ typedef struct kokoro_speak_options {
 } kokoro_speak_options;
 
 /* Events, in the order they happen in the audio: UTTERANCE_START, then per segment (a sentence or part of
- * one) SEGMENT_START, WORD..., SEGMENT_END, and finally UTTERANCE_END (not sent when the speech is stopped). */
+ * one) SEGMENT_START, WORD..., SEGMENT_END, and finally UTTERANCE_END (not sent when the speech is stopped).
+ * An SSML <mark> comes where it stands: between segments, or inside one just before the WORD it precedes (at
+ * that word's start_sample); a mark changes nothing that is said. */
 typedef enum kokoro_event_kind {
   KOKORO_EVENT_UTTERANCE_START = 0,
   KOKORO_EVENT_SEGMENT_START = 1,
