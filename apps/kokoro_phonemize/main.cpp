@@ -9,6 +9,7 @@
 
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,10 @@ int main(int argc, char** argv) {
                "Read misaki's inline markup [word](/phonemes/) as plain text");
   app.add_flag("--no-espeak", [&](int64_t) { opt.espeak_fallback = false; },
                "Leave English words the lexicons do not know silent instead of asking espeak-ng");
+  app.add_option("--emoji", opt.emoji, "Emoji: read (each one's name, a run of the same one once) or drop")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, kokoro::FrontendOptions::Emoji>{
+          {"read", kokoro::FrontendOptions::Emoji::read}, {"drop", kokoro::FrontendOptions::Emoji::drop}}))
+      ->capture_default_str();
   app.add_flag("--text", show_text, "Print each segment's source text before its phonemes");
   app.add_flag("--normalized", show_normalized,
                "Print the words that will be said (numbers, dates, units... written out) instead of phonemes");
@@ -66,6 +71,10 @@ int main(int argc, char** argv) {
         if (!seg.voice.empty()) std::cout << "# voice " << seg.voice << '\n';
         if (seg.rate != 1.0) std::cout << "# rate " << seg.rate << '\n';
         for (const auto& m : seg.marks) std::cout << "# mark " << m << '\n';
+      }
+      if (seg.phonemes.empty()) {
+        std::cout << "# pause " << seg.pause_before << " s (nothing speakable)\n";  // never given to the model
+        continue;
       }
       std::cout << seg.phonemes << '\n';
       if (show_text) {
