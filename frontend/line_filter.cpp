@@ -53,7 +53,14 @@ void filter_line(CPs& line, bool drop_emoji) {
         end = k + len;
       }
       if (drop_emoji) {
-        line[w++] = {U' ', line[i].begin, line[end - 1].end};
+        // Gone without a trace: "it 😀!" -> "it!", but "hi😀there" -> "hi there".
+        const bool mark_follows = end == n || (!text::is_space(line[end].cp) && !is_letter_or_number(line[end].cp) &&
+                                               !emoji_at(line, end));
+        if (mark_follows) {
+          while (w > 0 && text::is_space(line[w - 1].cp)) --w;
+        } else if (w > 0 && !text::is_space(line[w - 1].cp) && !text::is_space(line[end].cp)) {
+          line[w++] = {U' ', line[i].begin, line[end - 1].end};
+        }
       } else {
         for (size_t k = i; k < i + len; ++k) line[w++] = line[k];
         line[w - 1].end = line[end - 1].end;
