@@ -7,6 +7,7 @@
 // letter may be a grade or a row. Spaced forms of Celsius ("20° C", "20 °C") read the same as "20°C".
 #include "frontend/norm_passes.h"
 #include "frontend/norm_support.h"
+#include "frontend/unicode_text.h"
 #include "frontend/utf8.h"
 
 namespace kokoro::en::norm {
@@ -62,13 +63,12 @@ void normalize_temperatures(std::vector<Token>& toks, const Dialect&) {
     const std::u32string& t = toks[i].text;
     bool period = false;
     // "100 degrees F": only the letter changes.
-    if (i >= 2 && (toks[i - 1].text == U"degrees" || toks[i - 1].text == U"degree") &&
+    if (const char* scale = scale_of(t, period); scale && t[0] != U'C' && i >= 2 &&
+        (toks[i - 1].text == U"degrees" || toks[i - 1].text == U"degree") &&
         number_prefix(utf8::encode(toks[i - 2].text)) == toks[i - 2].text.size()) {
-      if (const char* scale = scale_of(t, period); scale && t[0] != U'C') {
-        Words w{scale};
-        if (period) w.emplace_back(".");
-        i = replace(toks, i, i + 1, w) - 1;
-      }
+      Words w{scale};
+      if (period) w.emplace_back(".");
+      i = replace(toks, i, i + 1, w) - 1;
       continue;
     }
     // "°F" after a word, not a number: "set it in °F".
@@ -77,6 +77,7 @@ void normalize_temperatures(std::vector<Token>& toks, const Dialect&) {
         i = replace(toks, i, i + 1, degrees("", scale, period)) - 1;
       continue;
     }
+    if (!(text::is_ascii_digit(t[0]) || t[0] == U'-' || t[0] == U'.')) continue;
     const std::string w = utf8::encode(t);
     const size_t n = number_prefix(w);
     if (n == 0) continue;
