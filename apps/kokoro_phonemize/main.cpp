@@ -9,7 +9,6 @@
 
 #include <iostream>
 #include <iterator>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -39,9 +38,9 @@ int main(int argc, char** argv) {
                "Read misaki's inline markup [word](/phonemes/) as plain text");
   app.add_flag("--no-espeak", [&](int64_t) { opt.espeak_fallback = false; },
                "Leave English words the lexicons do not know silent instead of asking espeak-ng");
-  app.add_option("--emoji", opt.emoji, "Emoji: read (each one's name, a run of the same one once) or drop")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, kokoro::FrontendOptions::Emoji>{
-          {"read", kokoro::FrontendOptions::Emoji::read}, {"drop", kokoro::FrontendOptions::Emoji::drop}}))
+  std::string emoji = "read";
+  app.add_option("--emoji", emoji, "Emoji: read (each one's name, a run of the same one once) or drop")
+      ->check(CLI::IsMember({"read", "drop"}))
       ->capture_default_str();
   app.add_flag("--text", show_text, "Print each segment's source text before its phonemes");
   app.add_flag("--normalized", show_normalized,
@@ -49,6 +48,7 @@ int main(int argc, char** argv) {
   app.add_flag("--words", show_words, "After each segment, print its words as text<TAB>phonemes");
   app.add_flag("-v,--verbose", verbose, "Debug logging (dropped symbols, lexicon loading)");
   CLI11_PARSE(app, argc, argv);
+  opt.emoji = emoji == "drop" ? kokoro::FrontendOptions::Emoji::drop : kokoro::FrontendOptions::Emoji::read;
   if (verbose) spdlog::set_level(spdlog::level::debug);
 
   std::string text;
@@ -72,11 +72,12 @@ int main(int argc, char** argv) {
         if (seg.rate != 1.0) std::cout << "# rate " << seg.rate << '\n';
         for (const auto& m : seg.marks) std::cout << "# mark " << m << '\n';
       }
+      // A pause-only segment (text with nothing speakable) has no phonemes: it is never given to the model.
       if (seg.phonemes.empty()) {
-        std::cout << "# pause " << seg.pause_before << " s (nothing speakable)\n";  // never given to the model
-        continue;
+        if (!show_text) std::cout << "# pause " << seg.pause_before << " s\n";
+      } else {
+        std::cout << seg.phonemes << '\n';
       }
-      std::cout << seg.phonemes << '\n';
       if (show_text) {
         for (const auto& m : seg.marks_after) std::cout << "# mark " << m << '\n';
         if (seg.pause_after > 0) std::cout << "# pause " << seg.pause_after << " s\n";
