@@ -1,7 +1,8 @@
 // Ratios written with a colon are said with "to": 16:9 -> sixteen to nine, 4:3, 1:100 -> one to one
 // hundred, 2.39:1, 3:2:1, and scores ("won 3:2" -> three to two). A colon between numbers that can be a
 // clock time (an hour up to 24 and two digits of minutes: "10:30", "16:10", "3:05") is left to the
-// times pass, unless a word nearby says ratio ("a 16:10 aspect ratio", "a scale of 1:25", "odds of 10:30").
+// times pass, unless a word nearby says ratio ("a 16:10 aspect ratio", "a scale of 1:25", "odds of 10:30"),
+// and so is chapter and verse after a book of the Bible ("Psalm 23:4", "Genesis 1:1").
 #include <algorithm>
 
 #include "frontend/norm_passes.h"
@@ -22,6 +23,22 @@ bool ratio_nearby(const std::vector<Token>& toks, size_t i) {
   const size_t from = i >= 3 ? i - 3 : 0, to = std::min(toks.size(), i + 3);
   for (size_t k = from; k < to; ++k)
     if (k != i && is_ratio_word(toks[k])) return true;
+  return false;
+}
+
+// Books of the Bible: "Psalm 23:4", "Genesis 1:1" are chapter and verse, not ratios.
+bool is_scripture(const Token& t) {
+  static constexpr std::u32string_view kBooks[] = {
+      U"Genesis", U"Exodus", U"Leviticus", U"Numbers", U"Deuteronomy", U"Joshua", U"Judges", U"Ruth", U"Samuel",
+      U"Kings", U"Chronicles", U"Ezra", U"Nehemiah", U"Esther", U"Job", U"Psalm", U"Psalms", U"Proverbs",
+      U"Ecclesiastes", U"Song", U"Songs", U"Isaiah", U"Jeremiah", U"Lamentations", U"Ezekiel", U"Daniel",
+      U"Hosea", U"Joel", U"Amos", U"Obadiah", U"Jonah", U"Micah", U"Nahum", U"Habakkuk", U"Zephaniah", U"Haggai",
+      U"Zechariah", U"Malachi", U"Matthew", U"Mark", U"Luke", U"John", U"Acts", U"Romans", U"Corinthians",
+      U"Galatians", U"Ephesians", U"Philippians", U"Colossians", U"Thessalonians", U"Timothy", U"Titus",
+      U"Philemon", U"Hebrews", U"James", U"Peter", U"Jude", U"Revelation", U"Gen.", U"Ex.", U"Ps.", U"Matt.",
+      U"Rom.", U"Cor.", U"Rev."};
+  for (auto b : kBooks)
+    if (t.text == b) return true;
   return false;
 }
 
@@ -72,6 +89,7 @@ void normalize_ratios(std::vector<Token>& toks, const Dialect&) {
     for (const auto& p : parts) numbers = numbers && is_plain_number(p) && p[0] != '-';
     if (!numbers) continue;
     if (could_be_time(parts) && !ratio_nearby(toks, i)) continue;
+    if (i > 0 && is_scripture(toks[i - 1])) continue;  // chapter and verse: misaki's reading
     Words words;
     for (size_t k = 0; k < parts.size(); ++k) {
       if (k > 0) words.emplace_back("to");
