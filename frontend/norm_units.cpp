@@ -144,25 +144,36 @@ const char* compass_direction(const std::string& w) {
   return nullptr;
 }
 
-// Before a street name or an ordinal street ("500 W Main St", "300 W 42nd St").
-bool street_follows(const std::vector<Token>& toks, size_t j) {
-  if (j + 1 >= toks.size()) return false;
+// What follows a compass letter after a house number: a street's name or an ordinal street ("500 W Main
+// St", "300 W 42nd St": the letter is a direction), or the street type itself ("1500 W St", Washington's W
+// Street: the letter is the name).
+enum class Street { none, name, type };
+
+Street street_after(const std::vector<Token>& toks, size_t j) {
+  if (j + 1 >= toks.size()) return Street::none;
   const std::u32string& next = toks[j + 1].text;
-  if (next.empty()) return false;
-  if (text::is_upper_letter(next[0])) return true;
+  if (next.empty()) return Street::none;
+  for (std::u32string_view type : {U"St", U"St.", U"Street", U"Ave", U"Ave.", U"Avenue", U"Rd", U"Rd.", U"Road",
+                                   U"Blvd", U"Blvd.", U"Boulevard", U"Pl", U"Pl.", U"Place"})
+    if (next == type) return Street::type;
+  if (text::is_upper_letter(next[0])) return Street::name;
   const std::string a = ascii(toks[j + 1]);
   for (const char* suffix : {"st", "nd", "rd", "th"})
-    if (a.size() > 2 && a.compare(a.size() - 2, 2, suffix) == 0 && all_digits(a.substr(0, a.size() - 2))) return true;
-  return false;
+    if (a.size() > 2 && a.compare(a.size() - 2, 2, suffix) == 0 && all_digits(a.substr(0, a.size() - 2)))
+      return Street::name;
+  return Street::none;
 }
 
-// The number at i is after an article and its unit (ending before `end`) before a noun: "a 60 W bulb".
+// The number at i is after an article and its unit (ending before `end`) before a noun: "a 60 W bulb",
+// "the 12" record".
 bool describes_noun(const std::vector<Token>& toks, size_t i, size_t end) {
-  if (i == 0 || end >= toks.size() || !is_one_of(toks, i - 1, {"a", "an", "A", "An"})) return false;
+  if (i == 0 || end >= toks.size() || !is_one_of(toks, i - 1, {"a", "an", "A", "An", "the", "The"})) return false;
   const Token& next = toks[end];
   if (next.text.empty() || !text::is_letter(next.text[0])) return false;
-  static constexpr std::u32string_view kNotNouns[] = {U"of", U"or", U"and", U"to", U"in", U"per", U"more",
-                                                      U"less", U"away", U"ago", U"from", U"at", U"a", U"an", U"the"};
+  static constexpr std::u32string_view kNotNouns[] = {
+      U"of", U"or", U"and", U"to", U"in", U"per", U"more", U"less", U"away", U"ago", U"from", U"at", U"a", U"an",
+      U"the", U"is", U"are", U"was", U"were", U"be", U"been", U"has", U"have", U"had", U"will", U"would",
+      U"could", U"should", U"might", U"must", U"do", U"does", U"did", U"took", U"takes", U"that", U"which"};
   for (auto w : kNotNouns)
     if (next.text == w) return false;
   return true;
@@ -173,7 +184,7 @@ const Unit* unit_token(const std::vector<Token>& toks, size_t i, size_t j, std::
   if (j >= toks.size() || !is_free(toks[j])) return nullptr;
   written = utf8_text(toks[j]);
   if (written == "in") return means_inches(toks, i, j) ? &kInch : nullptr;
-  if (compass_direction(written) && street_follows(toks, j)) return nullptr;
+  if (compass_direction(written) && street_after(toks, j) != Street::none) return nullptr;
   return find_unit(written);
 }
 
@@ -310,7 +321,7 @@ void normalize_units(std::vector<Token>& toks, const Dialect& d) {
     } else {
       // "500 W Main St": West, and the number is the house's (misaki reads it).
       if (is_plain_number(w) && i + 1 < toks.size() && is_free(toks[i + 1]) && compass_direction(ascii(toks[i + 1])) &&
-          street_follows(toks, i + 1))
+          street_after(toks, i + 1) == Street::name)
         read_as(toks, i + 1, compass_direction(ascii(toks[i + 1])));
       continue;
     }
