@@ -189,17 +189,22 @@ const Unit* unit_token(const std::vector<Token>& toks, size_t i, size_t j, std::
 }
 
 // Whether the quote mark at token j closes a quotation opened before it on the line (then it is no mark
-// of feet or inches). Straight quotes open and close in turn, curly ones say which they are.
+// of feet or inches). Straight quotes open and close in turn, curly ones say which they are. A double
+// quote counts wherever it is (ARGS="--mode x"); a single one only as a token of its own, since inside a
+// word it is an apostrophe.
 bool closes_quotation(const std::vector<Token>& toks, size_t j, bool double_quote) {
-  const std::u32string_view straight = double_quote ? U"\"" : U"'";
-  const std::u32string_view opening = double_quote ? U"\u201c" : U"\u2018";
-  const std::u32string_view closing = double_quote ? U"\u201d" : U"\u2019";
+  const char32_t straight = double_quote ? U'"' : U'\'';
+  const char32_t opening = double_quote ? U'\u201c' : U'\u2018';
+  const char32_t closing = double_quote ? U'\u201d' : U'\u2019';
   bool open = false;
   for (size_t k = 0; k < j; ++k) {
     const std::u32string& t = toks[k].text;
-    if (t == straight) open = !open;
-    if (t == opening) open = true;
-    if (t == closing) open = false;
+    if (!double_quote && t.size() != 1) continue;
+    for (char32_t c : t) {
+      if (c == straight) open = !open;
+      if (c == opening) open = true;
+      if (c == closing) open = false;
+    }
   }
   return open;
 }
