@@ -9,7 +9,7 @@ PACKAGES=(
   portaudio19-dev libjack-jackd2-dev jackd2 libasound2-dev libasound2-plugins alsa-utils
   libespeak-ng-dev espeak-ng-data libsndfile1-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev libonnx-dev libprotobuf-dev protobuf-compiler
-  libzip-dev zlib1g-dev unzip libdnnl-dev sox tmux libicu-dev libmecab-dev clang gnuplot-nox speech-dispatcher speech-dispatcher-audio-plugins
+  libzip-dev zlib1g-dev unzip libdnnl-dev sox tmux libicu-dev unicode-cldr-core libmecab-dev clang gnuplot-nox speech-dispatcher speech-dispatcher-audio-plugins
   python3-speechd
 )
 

@@ -56,6 +56,10 @@ void add_speech_options(CLI::App& app, SpeechOptions& o) {
   app.add_flag("--ssml", o.ssml,
                "Read the input as SSML (default: only when it starts with <speak>); the text content, <sub>, "
                "<say-as> and <phoneme> are spoken, <break>/<voice>/<prosody> are reported on the segments");
+  app.add_option("--emoji", o.emoji,
+                 "Emoji: read (each one's name, as screen readers say it; a run of the same emoji once) or drop "
+                 "(left out, for text whose emoji are decoration)")
+      ->check(CLI::IsMember({"read", "drop"}))->capture_default_str();
   app.add_option("--resample", o.resample, "Resampling quality to the device rate: best, medium, fastest, linear")
       ->check(CLI::IsMember({"best", "medium", "fastest", "linear"}))->capture_default_str();
 }
@@ -74,6 +78,7 @@ std::shared_ptr<const Frontend> load_frontend(const SpeechOptions& o, const std:
   fo.lexicon_file = o.lexicon;
   fo.inline_markup = !o.no_markup;
   if (o.ssml) fo.ssml = FrontendOptions::Ssml::on;
+  fo.emoji = o.emoji == "drop" ? FrontendOptions::Emoji::drop : FrontendOptions::Emoji::read;
   return std::make_shared<const Frontend>(fo);
 }
 
