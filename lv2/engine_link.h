@@ -1,0 +1,30 @@
+// The plugin's one connection to the engine: libkokoro's C API (include/kokoro.h), nothing else of the
+// engine. Opening loads the model (about a second), which instantiate() does so that a note-on only waits
+// for the engine's time to first audio.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "kokoro.h"
+
+namespace kokoro::lv2 {
+
+class EngineLink {
+ public:
+  // nullptr on failure, with the engine's reason (which file is missing) in `error`.
+  static std::unique_ptr<EngineLink> open(std::string& error);
+  ~EngineLink();
+  EngineLink(const EngineLink&) = delete;
+  EngineLink& operator=(const EngineLink&) = delete;
+
+  // kokoro_speak / kokoro_stop on this instance's engine (see kokoro.h for the threads they may run on).
+  int speak(const char* text, const kokoro_speak_options* options, kokoro_audio_callback on_audio,
+            kokoro_event_callback on_event, void* user);
+  void stop();
+
+ private:
+  explicit EngineLink(kokoro_engine* engine) : engine_(engine) {}
+  kokoro_engine* engine_;
+};
+
+}  // namespace kokoro::lv2
