@@ -52,10 +52,11 @@ class Plugin final : public SpeechEventSink {
     gain_coefficient_ = static_cast<float>(1.0 - std::exp(-1.0 / (kGainSmoothingSeconds * rate)));
     std::string error;
     engine_ = EngineLink::open(error);
-    if (!engine_)
-      notices_.error("no model, so no speech: %s. The plugin plays silence. Install the model with "
-                     "kokoro-fetch-model (or scripts/fetch-assets in a source tree), then reload the plugin.",
-                     error.c_str());
+    if (!engine_) {
+      std::replace(error.begin(), error.end(), '\n', ' ');
+      notices_.error("no model, so no speech (the plugin plays silence; load it again once the model is "
+                     "installed): %s", error.c_str());
+    }
     speaker_ = std::make_unique<Speaker>(engine_.get(), rate, wanted_, notices_);
     playback_ = std::make_unique<Playback>(speaker_->audio(), speaker_->events(), wanted_);
   }
