@@ -1,6 +1,8 @@
 // The plugin's one connection to the engine: libkokoro's C API (include/kokoro.h), nothing else of the
-// engine. Opening loads the model (about a second), which instantiate() does so that a note-on only waits
-// for the engine's time to first audio.
+// engine. Every instance in a process shares one model (weights, frontends, voices, compute threads:
+// loaded once, however many speaker tracks a host session has) and speaks through a session of its own.
+// Opening loads the model if no instance has (about a second), which instantiate() does so that a note-on
+// only waits for the engine's time to first audio.
 #pragma once
 #include <memory>
 #include <string>
@@ -17,14 +19,14 @@ class EngineLink {
   EngineLink(const EngineLink&) = delete;
   EngineLink& operator=(const EngineLink&) = delete;
 
-  // kokoro_speak / kokoro_stop on this instance's engine (see kokoro.h for the threads they may run on).
+  // kokoro_session_speak / kokoro_session_stop on this instance's session (see kokoro.h for their threads).
   int speak(const char* text, const kokoro_speak_options* options, kokoro_audio_callback on_audio,
             kokoro_event_callback on_event, void* user);
   void stop();
 
  private:
-  explicit EngineLink(kokoro_engine* engine) : engine_(engine) {}
-  kokoro_engine* engine_;
+  explicit EngineLink(kokoro_session* session) : session_(session) {}
+  kokoro_session* session_;
 };
 
 }  // namespace kokoro::lv2
