@@ -6,6 +6,7 @@
 // (rt_trap.h), so any allocation, lock or system call it makes fails the test.
 //
 // Needs the model (fails without it, except the test that removes it on purpose): label lv2.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <lilv/lilv.h>
 
@@ -137,7 +138,9 @@ TEST(Lv2Plugin, NoteOnSpeaksTheNextSentenceAndRunIsRealtimeSafe) {
   const auto wanted_second = reference.speak(second);
   test::Watchdog watchdog(180, "plugin speech test");
   Lv2TestHost host(kRate, kBlock);
-  std::printf("plugin binary: %s\n", host.binary_path().c_str());
+  Dl_info libkokoro{};
+  dladdr(reinterpret_cast<void*>(&kokoro_session_speak), &libkokoro);
+  std::printf("plugin binary: %s\nlibkokoro: %s\n", host.binary_path().c_str(), libkokoro.dli_fname);
   test::rt_trap::reset();
 
   host.set_property(0, "text", first + " " + second);
