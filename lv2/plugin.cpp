@@ -105,6 +105,7 @@ class Plugin final : public SpeechEventSink {
     playback_->render(out_ + done, n - done, freewheel, *this, done);
     apply_gain(n);
     if (notify_ok_) lv2_atom_forge_pop(&forge_, &notify_frame_);
+    notify_ok_ = false;  // the host's buffer is not ours between runs (activate/deactivate must not write it)
   }
 
   void work(const WorkRequest& r);

@@ -424,6 +424,43 @@ TEST(Lv2Plugin, BadInputIsReportedNotFatal) {
   EXPECT_EQ(test::rt_trap::violations(), 0u) << test::rt_trap::report();
 }
 
+TEST(Lv2Plugin, ContinuousSpeaksTheWholeTextAndSsmlMarksArrive) {
+  test::Watchdog watchdog(120, "plugin continuous/SSML test");
+  Lv2TestHost host(kRate, kBlock);
+  host.set_control("continuous", 1.0f);
+  host.set_property(0, "text", "First sentence here. Second one follows.");
+  host.run_blocks(2, Mode::realtime);
+  host.note_on(0);
+  ASSERT_TRUE(host.run_until_utterance_ends(20, Mode::freewheel)) << log_of(host);
+  EXPECT_EQ(words_of(host), "First sentence here Second one follows");
+  EXPECT_EQ(host.notifications_of("#UtteranceStart")[0].numbers.at(kNs + "cue"), -1) << "the whole text, no cue";
+  ASSERT_FALSE(host.notifications_of("#SegmentEnd").empty());
+  EXPECT_EQ(host.notifications_of("#SegmentStart")[0].numbers.at(kNs + "textBegin"), 0);
+
+  // SSML: one cue however many sentences it holds; its <mark> arrives where it is in the audio.
+  host.set_control("continuous", 0.0f);
+  const std::string ssml = "<speak>Before the mark. <mark name=\"cue-b\"/>After it.</speak>";
+  host.set_property(0, "text", ssml);
+  host.run_blocks(2, Mode::realtime);
+  const uint64_t from = host.samples();
+  host.note_on(0);
+  ASSERT_TRUE(host.run_until_utterance_ends(20, Mode::freewheel)) << log_of(host);
+  EXPECT_EQ(words_of(host, from), "Before the mark After it");
+  const auto marks = host.notifications_of("#Mark");
+  ASSERT_EQ(marks.size(), 1u);
+  EXPECT_EQ(marks[0].strings.at("http://www.w3.org/2000/01/rdf-schema#label"), "cue-b");
+  uint64_t mark_word = 0, after_word = 0;
+  for (const auto& w : host.notifications_of("#Word")) {
+    const auto& label = w.strings.at("http://www.w3.org/2000/01/rdf-schema#label");
+    if (w.sample >= from && label == "mark") mark_word = w.sample;
+    if (w.sample >= from && label == "After") after_word = w.sample;
+  }
+  EXPECT_GT(marks[0].sample, mark_word);
+  EXPECT_LE(marks[0].sample, after_word);
+  EXPECT_EQ(host.notifications_of("#Word").back().numbers.at(kNs + "textBegin"),
+            static_cast<int64_t>(ssml.find("it.</speak>"))) << "offsets point into the SSML source";
+}
+
 TEST(Lv2Plugin, VoicePortOffersEveryVoiceOfTheEngine) {
   Lv2TestHost host(kRate, kBlock);
   const auto points = host.scale_points("voice");
