@@ -10,6 +10,8 @@ PACKAGES=(
   libespeak-ng-dev espeak-ng-data libsndfile1-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev libonnx-dev libprotobuf-dev protobuf-compiler
   libzip-dev zlib1g-dev unzip libdnnl-dev sox tmux libicu-dev libmecab-dev clang gnuplot-nox speech-dispatcher speech-dispatcher-audio-plugins
+  # kokoro.lv2: LV2 headers, lilv for the test host, lv2ls/lv2info, sord_validate for lv2_validate, jalv
+  lv2-dev liblilv-dev lilv-utils sordi jalv
 )
 
 missing=()
