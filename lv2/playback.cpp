@@ -70,6 +70,7 @@ void Playback::render(float* out, uint32_t n, bool freewheel, SpeechEventSink& s
         audio_.discard_until(e->position);
         state_ = State::playing;
         underrun_frames_ = 0;
+        sounded_ = false;
         sink.speech_event(*e, frame + i, 0);
         consume_event();
         continue;
@@ -101,6 +102,7 @@ void Playback::render(float* out, uint32_t n, bool freewheel, SpeechEventSink& s
     const uint32_t got = static_cast<uint32_t>(audio_.read(out + i, want));
     if (got > 0) {
       i += got;
+      sounded_ = true;
       continue;
     }
     if (freewheel) {
@@ -108,9 +110,9 @@ void Playback::render(float* out, uint32_t n, bool freewheel, SpeechEventSink& s
       if (wait_in_freewheel([this] { return audio_.available() > 0 || (!has_event_ && events_.available() > 0); }))
         continue;
       state_ = State::idle;
-    } else {
-      underrun_frames_ += n - i;  // the engine is behind: silence until its audio arrives
-    }
+    } else if (sounded_) {
+      underrun_frames_ += n - i;  // the engine fell behind the speech it started: silence until it catches up
+    }  // (before the first sample it is the engine's time to first audio, not an underrun)
     std::fill(out + i, out + n, 0.0f);
     return;
   }

@@ -4,7 +4,7 @@
 //
 // States: idle (silence), waiting (a note-on asked for a new generation; its start event has not come:
 // silence, everything older in the rings is dropped) and playing (the generation's samples, in order; an
-// empty ring before its end event is an underrun: silence, counted). In freewheel, waiting and underruns
+// empty ring after its first sample and before its end event is an underrun: silence, counted). In freewheel, waiting and underruns
 // wait for the speaker instead (sleeping, which freewheel allows), so an offline render has every sample
 // a real-time run plays, with nothing inserted.
 #pragma once
@@ -63,7 +63,8 @@ class Playback {
   SpeechEvent event_;
   bool has_event_ = false;
   uint32_t fade_left_ = 0, fade_total_ = 0;
-  uint64_t underrun_frames_ = 0;
+  uint64_t underrun_frames_ = 0;  // silence inside the current utterance, after its first sample
+  bool sounded_ = false;
 };
 
 }  // namespace kokoro::lv2

@@ -54,6 +54,8 @@ resolved=$(env -u LD_LIBRARY_PATH ldd "$bundle/kokoro.so" | awk '/libkokoro.so.0
   fail "the installed plugin loads libkokoro from '$resolved', not from the prefix ($(readelf -d "$bundle/kokoro.so" | grep -i path))"
 exported=$(nm -D --defined-only "$bundle/kokoro.so" | awk '$2 == "T" {print $3}' | tr '\n' ' ')
 [ "$exported" = "lv2_descriptor " ] || fail "the plugin exports: $exported"
+readelf -d "$bundle/kokoro.so" | grep -q 'Flags: NODELETE' ||
+  fail "the plugin is not linked -z nodelete: a host that unloads it crashes at exit (tests/test_lv2_jalv.cpp)"
 echo "installed: $bundle (libkokoro from $lib)"
 
 # 3. The lilv host against the installed bundle; its own libkokoro (the reference speech) resolves to the

@@ -154,8 +154,14 @@ TEST(Lv2Jalv, PlaysALineCuedByAMidiNoteWithoutXruns) {
                 note, 1e3 * double(onset - from) / kRate, seconds, band);
   }
 
+  // jalv frees the instance and unloads the plugin before it exits: the engine's process-wide state must
+  // survive that (kokoro.so is linked -z nodelete), or the exit crashes.
   jalv.signal(SIGINT);
-  EXPECT_TRUE(jalv.wait_exit(10)) << "jalv did not exit on SIGINT\n" << jalv.describe();
+  const auto status = jalv.wait_exit(10);
+  ASSERT_TRUE(status) << "jalv did not exit on SIGINT\n" << jalv.describe();
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0)
+      << "jalv ended with status " << *status << " (signal " << (WIFSIGNALED(*status) ? WTERMSIG(*status) : 0) << ")\n"
+      << jalv.describe();
   EXPECT_EQ(jalv.err().find("rror"), std::string::npos) << jalv.describe();
   // jackd's own account: no xrun may be jalv's alone. (A whole-server stall, in which jackd's timer or the
   // test's capture client, whose callback only copies a buffer, was late too, is the machine's, not ours.)

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <lilv/lilv.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -263,7 +264,9 @@ TEST(Lv2Plugin, FreewheelRendersWhatRealTimePlays) {
   host.run_block(Mode::realtime);
   const uint64_t offline_note = host.samples() + 37;
   host.note_on(37);
+  const auto offline_start = std::chrono::steady_clock::now();
   ASSERT_TRUE(host.run_until_utterance_ends(20, Mode::freewheel)) << log_of(host);
+  const double offline_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - offline_start).count();
   host.run_blocks(4, Mode::freewheel);
 
   const auto& out = host.audio();
@@ -284,9 +287,10 @@ TEST(Lv2Plugin, FreewheelRendersWhatRealTimePlays) {
   uint64_t last = out.size();
   while (last > onset && out[last - 1] == 0.0f) --last;
   std::printf("[measured] live take: %zu samples of speech, %lld underrun frames; offline: identical, starts at the "
-              "note-on frame +%llu, spans %llu samples\n",
+              "note-on frame +%llu, spans %llu samples, rendered in %.2f s (%.2fx real time)\n",
               live.size(), static_cast<long long>(ends[0].numbers.at(kNs + "underrunFrames")),
-              static_cast<unsigned long long>(onset - offline_note), static_cast<unsigned long long>(last - onset));
+              static_cast<unsigned long long>(onset - offline_note), static_cast<unsigned long long>(last - onset),
+              offline_wall, double(last - offline_note) / kRate / offline_wall);
 }
 
 TEST(Lv2Plugin, StateRoundTripsTextFileVoiceAndSpeed) {
