@@ -1,5 +1,6 @@
 #include "lv2/speaker.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -139,7 +140,11 @@ int Speaker::on_event(const kokoro_event* event, void* self) {
   e.cue = r.cue;
   const double ratio = s->output_rate_ / KOKORO_SAMPLE_RATE;
   const uint64_t at = event->kind == KOKORO_EVENT_SEGMENT_END ? event->end_sample : event->start_sample;
-  e.position = s->start_position_ + static_cast<uint64_t>(std::llround(static_cast<double>(at) * ratio));
+  // The engine sends an event once its audio has been handed over, so it lies within what is written now;
+  // the rounded ratio can point a sample or two past that (44.1 kHz), and run() would then wait for audio
+  // that never comes before the utterance's end.
+  e.position = std::min(s->start_position_ + static_cast<uint64_t>(std::llround(static_cast<double>(at) * ratio)),
+                        s->audio_.write_position());
   e.text_begin = r.text_offset + static_cast<int64_t>(event->text_begin);
   e.text_end = r.text_offset + static_cast<int64_t>(event->text_end);
   if (event->kind == KOKORO_EVENT_MARK && event->name) {

@@ -49,12 +49,14 @@ class EngineReference {
     if (!engine_) throw std::runtime_error(std::string("kokoro_open: ") + kokoro_last_error());
   }
   ~EngineReference() { kokoro_close(engine_); }
-  std::vector<float> speak(const std::string& text, const char* voice = "af_heart", float speed = 1.0f) {
+  std::vector<float> speak(const std::string& text, const char* voice = "af_heart", float speed = 1.0f,
+                           double rate = kRate) {
     struct Out {
-      StreamResampler resampler{KOKORO_SAMPLE_RATE, kRate, ResampleQuality::medium};
+      explicit Out(double rate) : resampler(KOKORO_SAMPLE_RATE, rate, ResampleQuality::medium) {}
+      StreamResampler resampler;
       std::vector<float> audio;
       std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now(), first{};
-    } out;
+    } out(rate);
     kokoro_speak_options o{};
     o.size = sizeof o;
     o.voice = voice;
@@ -82,18 +84,18 @@ class EngineReference {
 // The plugin's non-silent output in [from, to) is the engine's speech `wanted` (same length within 2 ms,
 // correlation > 0.99) and most of its energy lies in the speech band.
 void expect_engine_speech(const std::vector<float>& out, uint64_t from, uint64_t to, const std::vector<float>& wanted,
-                          const std::string& what) {
+                          const std::string& what, double rate = kRate) {
   const auto heard = test::nonzero_samples(out.data() + from, std::min<uint64_t>(to, out.size()) - from);
   const auto expected = test::nonzero_samples(wanted.data(), wanted.size());
   ASSERT_FALSE(heard.empty()) << what << ": no audio";
-  EXPECT_NEAR(double(heard.size()) / kRate, double(expected.size()) / kRate, 0.002) << what << ": duration differs";
+  EXPECT_NEAR(double(heard.size()) / rate, double(expected.size()) / rate, 0.002) << what << ": duration differs";
   const std::size_t n = std::min(heard.size(), expected.size());
   const double corr = test::correlation(heard.data(), expected.data(), n);
   EXPECT_GT(corr, 0.99) << what << ": not the engine's speech";
-  const double band = test::band_energy_fraction(heard, kRate, 80, 5000);
+  const double band = test::band_energy_fraction(heard, rate, 80, 5000);
   EXPECT_GT(band, 0.9) << what << ": energy outside the speech band";
   std::printf("[measured] %s: %.2f s of speech, correlation with the engine %.6f, energy in 80-5000 Hz %.3f\n",
-              what.c_str(), double(heard.size()) / kRate, corr, band);
+              what.c_str(), double(heard.size()) / rate, corr, band);
 }
 
 // The last block ended in sound: speech is playing (not paused by an underrun).
@@ -469,6 +471,22 @@ TEST(Lv2Plugin, ContinuousSpeaksTheWholeTextAndSsmlMarksArrive) {
   EXPECT_LE(marks[0].sample, after_word);
   EXPECT_EQ(host.notifications_of("#Word").back().numbers.at(kNs + "textBegin"),
             static_cast<int64_t>(ssml.find("it.</speak>"))) << "offsets point into the SSML source";
+}
+
+TEST(Lv2Plugin, SpeaksAtTheHostsRate) {
+  const std::string line = "Any sample rate will do.";
+  EngineReference reference;
+  test::Watchdog watchdog(120, "plugin sample-rate test");
+  for (const double rate : {44100.0, 96000.0, 24000.0}) {
+    const auto wanted = reference.speak(line, "af_heart", 1.0f, rate);
+    Lv2TestHost host(rate, 512);
+    host.set_property(0, "text", line);
+    host.run_blocks(2, Mode::realtime);
+    host.note_on(0);
+    ASSERT_TRUE(host.run_until_utterance_ends(20, Mode::freewheel)) << log_of(host);
+    expect_engine_speech(host.audio(), 0, host.samples(), wanted,
+                         "at " + std::to_string(static_cast<int>(rate)) + " Hz, 512-frame blocks", rate);
+  }
 }
 
 TEST(Lv2Plugin, VoicePortOffersEveryVoiceOfTheEngine) {
