@@ -11,6 +11,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev libonnx-dev libprotobuf-dev protobuf-compiler
   libzip-dev zlib1g-dev unzip libdnnl-dev sox tmux libicu-dev unicode-cldr-core libmecab-dev clang gnuplot-nox speech-dispatcher speech-dispatcher-audio-plugins
   python3-speechd
+  # kokoro.lv2: LV2 headers, lilv for the test host, lv2ls/lv2info, sord_validate for lv2_validate, jalv
+  lv2-dev liblilv-dev lilv-utils sordi jalv
 )
 
 missing=()
