@@ -45,17 +45,15 @@ def fetch_model(from_model: str | os.PathLike[str] | None = None) -> Path:
     """Fetches and converts the Kokoro-82M model (a few minutes, ~330 MB) into the place the Engine looks
     for it, and returns its path. from_model: an already converted kokoro-v1_0.kokoro to check and copy instead.
 
-    Installed with pip: into kokoro_rt/share/kokoro-rt with the package's own kokoro-convert. Used from a
+    Installed with pip: the package's own kokoro-fetch-model, into kokoro_rt/share/kokoro-rt. Used from a
     build tree ($KOKORO_RT_LIBRARY): that source tree's scripts/fetch-assets into its models/. Otherwise the
     system's kokoro-fetch-model (the .deb). Raises ModelError when none is there or the fetch fails.
     """
     extra = ["--from-model", str(from_model)] if from_model is not None else []
     data = data_dir()
-    pkg = _ffi.PACKAGE_DIR
-    script = pkg / "libexec" / "kokoro-rt" / "fetch-assets"
-    convert = pkg / "bin" / "kokoro-convert"
-    if data is not None and script.exists() and convert.exists():
-        cmd = ["bash", str(script), "--convert", str(convert), "--dest", str(data), *extra]
+    packaged = _ffi.PACKAGE_DIR / "bin" / "kokoro-fetch-model"  # installed by pip with the converters it runs
+    if data is not None and packaged.exists():
+        cmd = ["sh", str(packaged), *extra]
         target = data / MODEL_NAME
     elif (build := _build_tree()) is not None and (src := _source_dir(build)) is not None \
             and (src / "scripts" / "fetch-assets").exists():
