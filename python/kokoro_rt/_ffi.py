@@ -11,15 +11,13 @@ from pathlib import Path
 
 import cffi
 
-# The subset of include/kokoro.h the package uses, copied declaration by declaration (cffi cannot read the
+# The part of include/kokoro.h the package uses (the model/session calls), copied declaration by declaration (cffi cannot read the
 # header's preprocessor lines). Structs are complete: cffi computes their layout, and the library checks
 # `size` against its own sizeof.
 CDEF = """
 const char* kokoro_version(void);
 const char* kokoro_last_error(void);
 const char* kokoro_status_string(int status);
-
-typedef struct kokoro_engine kokoro_engine;
 
 typedef struct kokoro_config {
   size_t size;
@@ -30,9 +28,6 @@ typedef struct kokoro_config {
   int verbose;
 } kokoro_config;
 
-kokoro_engine* kokoro_open(const kokoro_config* config);
-void kokoro_close(kokoro_engine* engine);
-int kokoro_list_voices(kokoro_engine* engine, const char* const** names, size_t* count);
 
 typedef struct kokoro_speak_options {
   size_t size;
@@ -57,9 +52,18 @@ typedef struct kokoro_event {
 typedef int (*kokoro_audio_callback)(const float* samples, size_t count, void* user_data);
 typedef int (*kokoro_event_callback)(const kokoro_event* event, void* user_data);
 
-int kokoro_speak(kokoro_engine* engine, const char* text, const kokoro_speak_options* options,
-                 kokoro_audio_callback on_audio, kokoro_event_callback on_event, void* user_data);
-int kokoro_stop(kokoro_engine* engine);
+typedef struct kokoro_model kokoro_model;
+typedef struct kokoro_session kokoro_session;
+kokoro_model* kokoro_model_open(const kokoro_config* config);
+void kokoro_model_close(kokoro_model* model);
+int kokoro_model_list_voices(kokoro_model* model, const char* const** names, size_t* count);
+kokoro_session* kokoro_session_new(kokoro_model* model, const kokoro_speak_options* defaults);
+int kokoro_session_speak(kokoro_session* session, const char* text, const kokoro_speak_options* options,
+                         kokoro_audio_callback on_audio, kokoro_event_callback on_event, void* user_data);
+int kokoro_session_stop(kokoro_session* session);
+void kokoro_session_close(kokoro_session* session);
+int kokoro_model_phonemize(kokoro_model* model, const char* text, const char* language,
+                           const char** phonemes);
 """
 
 ffi = cffi.FFI()

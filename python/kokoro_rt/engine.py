@@ -1,10 +1,14 @@
 """kokoro_rt.Engine: the model loaded once, speech as numpy arrays or as a stream of chunks and events.
 
+An Engine is a kokoro_model (include/kokoro.h); each Stream speaks on a kokoro_session of it, taken from the
+Engine's idle sessions or made for it, so streams on one Engine run at the same time (threads), sharing the
+weights and the compute threads.
+
 Threads: the engine computes on its own threads; a call into libkokoro releases the GIL (cffi does so for
 every call), and the C callbacks, which run on an engine thread, hand each chunk to the Python caller
-through a bounded queue. A Stream runs kokoro_speak on a worker thread of its own, so the caller's thread
-only waits on that queue and a KeyboardInterrupt or a `break` reaches it at once; closing the stream calls
-kokoro_stop, which makes the engine abandon its work between chunks.
+through a bounded queue. A Stream runs kokoro_session_speak on a worker thread of its own, so the caller's
+thread only waits on that queue and a KeyboardInterrupt or a `break` reaches it at once; closing the stream
+calls kokoro_session_stop, which makes the engine abandon its work between chunks.
 """
 from __future__ import annotations
 
@@ -24,6 +28,8 @@ from .events import KIND_BY_CODE, SAMPLE_RATE, ByteToChar, Event
 Audio = npt.NDArray[np.float32]
 
 PRECISIONS = ("fp32", "bf16", "bf16-all")
+# Sessions kept for reuse once their stream has ended (a new one costs its engine threads, tens of ms).
+IDLE_SESSIONS = 4
 # Chunks (and events) waiting for the consumer before the engine's output thread is held back. The engine
 # keeps computing into its own buffers meanwhile; this bound only keeps a stalled consumer from growing memory.
 QUEUE_CHUNKS = 64
@@ -56,13 +62,17 @@ class Engine:
         cfg.threads = int(threads or 0)
         cfg.precision = _ffi.cstr(precision, keep)
         cfg.verbose = 1 if verbose else 0
-        handle = lib.kokoro_open(cfg)
+        handle = lib.kokoro_model_open(cfg)
         if handle == ffi.NULL:
-            raise ModelError(_ffi.ERR_MODEL, _ffi.last_error())
+            message = _ffi.last_error()
+            if "fetch" in message:
+                message += "\n(from Python: kokoro_rt.fetch_model())"
+            raise ModelError(_ffi.ERR_MODEL, message)
         self._lib = lib
         self._handle = handle
         self._lock = threading.Lock()
         self._streams: set[_Synthesis] = set()
+        self._idle: list = []  # sessions with no stream
 
     # -- lifetime -------------------------------------------------------------------------------------------
 
@@ -73,8 +83,12 @@ class Engine:
             streams = list(self._streams)
         for s in streams:
             s.close()
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for session in idle:
+            self._lib.kokoro_session_close(session)
         if handle is not None:
-            self._lib.kokoro_close(handle)
+            self._lib.kokoro_model_close(handle)
 
     def __enter__(self) -> Engine:
         return self
@@ -98,10 +112,22 @@ class Engine:
         """The voices of the engine's assets, sorted ("af_alloy", ..., "zm_yunyang")."""
         names = ffi.new("const char* const**")
         count = ffi.new("size_t*")
-        status = self._lib.kokoro_list_voices(self._require_open(), names, count)
+        status = self._lib.kokoro_model_list_voices(self._require_open(), names, count)
         if status != _ffi.OK:
             raise error_for(status, _ffi.last_error())
         return [ffi.string(names[0][i]).decode("utf-8") for i in range(count[0])]
+
+    def phonemize(self, text: str, lang: str | None = None) -> str:
+        """The phonemes the engine speaks for `text` in `lang` (None: "en-us"): Kokoro's symbols, one segment
+        per line (a line of text, its sentences joined up to 510 symbols, as the model is called on them).
+        Each line can be spoken with speak(line, phonemes=True). Text with nothing to say gives ""."""
+        data = _encode_text(text, allow_empty=True)
+        keep: list = []
+        out = ffi.new("const char**")
+        status = self._lib.kokoro_model_phonemize(self._require_open(), data, _ffi.cstr(lang, keep), out)
+        if status != _ffi.OK:
+            raise error_for(status, _ffi.last_error())
+        return ffi.string(out[0]).decode("utf-8")
 
     # -- speech ---------------------------------------------------------------------------------------------
 
@@ -131,27 +157,33 @@ class Engine:
         return Stream(self, text, voice=voice, speed=speed, lang=lang, mode=mode, seed=seed, phonemes=phonemes,
                       events=events)
 
-    # What a Stream speaks through: the engine handle (one speech at a time).
-    def _speak_call(self, text, options, on_audio, on_event, user) -> int:
-        return self._lib.kokoro_speak(self._require_open(), text, options, on_audio, on_event, user)
-
-    def _stop_call(self) -> None:
-        handle = self._handle
-        if handle is not None:
-            self._lib.kokoro_stop(handle)
-
-    def _register(self, stream: _Synthesis) -> None:
+    # A stream's session: an idle one, or a new one; back to the idle ones when the stream ends.
+    def _start(self, stream: _Synthesis):
         with self._lock:
-            self._require_open()
+            handle = self._require_open()
+            session = self._idle.pop() if self._idle else None
             self._streams.add(stream)
+        if session is None:
+            session = self._lib.kokoro_session_new(handle, ffi.NULL)
+            if session == ffi.NULL:
+                message = _ffi.last_error()
+                with self._lock:
+                    self._streams.discard(stream)
+                raise Error(_ffi.ERR_INTERNAL, message)
+        return session
 
-    def _unregister(self, stream: _Synthesis) -> None:
+    def _end(self, stream: _Synthesis, session) -> None:
         with self._lock:
             self._streams.discard(stream)
+            keep = self._handle is not None and len(self._idle) < IDLE_SESSIONS
+            if keep:
+                self._idle.append(session)
+        if not keep:
+            self._lib.kokoro_session_close(session)
 
 
 class _End:
-    """The last item of a synthesis' queue: how kokoro_speak returned."""
+    """The last item of a synthesis' queue: how kokoro_session_speak returned."""
 
     def __init__(self, status: int, message: str):
         self.status = status
@@ -159,7 +191,7 @@ class _End:
 
 
 class _Synthesis:
-    """One kokoro_speak on a worker thread, and the queue its callbacks fill. Held by the worker thread and
+    """One kokoro_session_speak on a worker thread, and the queue its callbacks fill. Held by the worker thread and
     the callbacks, never by the user: the Stream that the user holds closes it when dropped."""
 
     def __init__(self, engine: Engine, data: bytes, options, offsets: ByteToChar | None):
@@ -168,12 +200,13 @@ class _Synthesis:
         self.options = options
         self.offsets = offsets
         self.queue: queue.Queue = queue.Queue(QUEUE_CHUNKS)
+        self.lock = threading.Lock()
         self.closing = False
         self.finished = False
         self.callback_error: BaseException | None = None
         self.status: int | None = None
         self.handle = ffi.new_handle(self)
-        engine._register(self)
+        self.session = engine._start(self)
         self.thread = threading.Thread(target=self.run, name="kokoro_rt.stream", daemon=True)
         self.thread.start()
 
@@ -184,7 +217,8 @@ class _Synthesis:
                 status, message = _ffi.STOPPED, "stopped"
             else:
                 on_event = _on_event if self.offsets is not None else ffi.NULL
-                status = self.engine._speak_call(self.text, self.options, _on_audio, on_event, self.handle)
+                status = self.engine._lib.kokoro_session_speak(self.session, self.text, self.options, _on_audio,
+                                                               on_event, self.handle)
                 message = _ffi.last_error() if status != _ffi.OK else ""
         except Error as ex:
             status, message = ex.status, ex.message
@@ -219,16 +253,20 @@ class _Synthesis:
         return self.put(Event(kind, int(ev.start_sample), int(ev.end_sample), begin, end, text, name))
 
     def close(self) -> None:
-        if self.finished:
-            return
-        self.closing = True
-        self.engine._stop_call()
+        with self.lock:  # the session is ours until finish() gives it back: never stop another stream's
+            if self.finished:
+                return
+            self.closing = True
+            self.engine._lib.kokoro_session_stop(self.session)
         self.finish()
 
     def finish(self) -> None:
         self.thread.join()
-        self.finished = True
-        self.engine._unregister(self)
+        with self.lock:
+            if self.finished:
+                return
+            self.finished = True
+        self.engine._end(self, self.session)
 
 
 class Stream(Iterator[Any]):
@@ -310,7 +348,7 @@ class Stream(Iterator[Any]):
         return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
     def close(self) -> None:
-        """Stops the synthesis (kokoro_stop) and waits until the engine has let go of it. Idempotent."""
+        """Stops the synthesis (kokoro_session_stop) and waits until the engine has let go of it. Idempotent."""
         self._synthesis.close()
 
     def __enter__(self) -> Stream:
@@ -325,7 +363,7 @@ class Stream(Iterator[Any]):
             s.close()
 
 
-def _encode_text(text: str | bytes) -> bytes:
+def _encode_text(text: str | bytes, allow_empty: bool = False) -> bytes:
     if isinstance(text, str):
         try:
             data = text.encode("utf-8")
@@ -335,7 +373,7 @@ def _encode_text(text: str | bytes) -> bytes:
         data = bytes(text)  # checked by the engine: invalid UTF-8 raises TextError with its message
     else:
         raise TypeError(f"text must be str or bytes, not {type(text).__name__}")
-    if not data:
+    if not data and not allow_empty:
         raise TextError(_ffi.ERR_INVALID_ARGUMENT, "text is empty")
     if b"\0" in data:
         raise TextError(_ffi.ERR_INVALID_ARGUMENT, "text contains a NUL character")

@@ -224,3 +224,54 @@ def test_exit_after_use_is_clean():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120)
     assert out.returncode == 0, out.stderr.decode(errors="replace")
     assert int(out.stdout) > 0
+
+
+def test_two_streams_on_one_engine_in_threads(engine):
+    # Sessions on one model: both speak at once, each exactly as it does alone.
+    texts = [("Hello from the first thread. It keeps talking for a while.", "af_heart", "slice"),
+             ("And this is the second one, speaking at the same time.", "bm_george", "exact")]
+    alone = [engine.speak(t, voice=v, mode=m, seed=4) for t, v, m in texts]
+    results: list = [None, None]
+    started = threading.Barrier(2)
+
+    def run(i):
+        text, voice, mode = texts[i]
+        with engine.stream(text, voice=voice, mode=mode, seed=4) as s:
+            started.wait()
+            results[i] = np.concatenate(list(s))
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(np.array_equal(r, a) for r, a in zip(results, alone))
+
+
+def test_stopping_one_stream_leaves_the_other(engine):
+    text = "This stream goes on to the end while the other one is stopped."
+    alone = engine.speak(text, seed=9)
+    long = engine.stream(LONG_TEXT)
+    other = engine.stream(text, seed=9)
+    next(long)
+    long.close()
+    assert long.status == kokoro_rt.STOPPED
+    assert np.array_equal(np.concatenate(list(other)), alone)
+
+
+# -- phonemes ---------------------------------------------------------------------------------------------------
+
+def test_phonemize(engine):
+    ph = engine.phonemize("Hello world.\nHow are you?")
+    lines = ph.split("\n")
+    assert len(lines) == 2 and "wˈɜɹld" in lines[0]
+    assert engine.phonemize("Bonjour.", "fr-fr")
+    assert engine.phonemize("   ") == ""
+    # What phonemize gives is what speak says: the same audio from the text and from its phonemes.
+    text = "The weather is lovely today."
+    assert np.array_equal(engine.speak(text, mode="exact", seed=1),
+                          engine.speak(engine.phonemize(text), phonemes=True, mode="exact", seed=1))
+    with pytest.raises(kokoro_rt.LanguageError, match="tlh"):
+        engine.phonemize("Hi.", "tlh")
+    with pytest.raises(kokoro_rt.TextError):
+        engine.phonemize(b"caf\xe9")
