@@ -482,6 +482,14 @@ int kokoro_model_load(kokoro_model* model, kokoro_load* load) {
   return KOKORO_OK;
 }
 
+int kokoro_model_assets_dir(kokoro_model* model, const char** dir) {
+  auto m = g_models.find(model);
+  if (!m) return invalid_handle(model, "model", "kokoro_model_open");
+  if (!dir) return fail(KOKORO_ERR_INVALID_ARGUMENT, "dir must not be NULL");
+  *dir = m->model->assets_dir().c_str();
+  return KOKORO_OK;
+}
+
 int kokoro_model_phonemize(kokoro_model* model, const char* text, const char* language, const char** phonemes) {
   auto m = g_models.find(model);
   if (!m) return invalid_handle(model, "model", "kokoro_model_open");

@@ -8,7 +8,8 @@
  *             language and mode, bad speed, wrong struct sizes, missing model and assets, a concurrent
  *             speak -> the documented error code and a message, no crash
  *   fuzz      random argument combinations (fixed seed), each call must return a documented code
- *   phonemize kokoro_model_phonemize: segments per line, output speakable as phoneme input, error codes
+ *   phonemize kokoro_model_phonemize: segments per line, output speakable as phoneme input, error codes;
+ *             kokoro_model_assets_dir
  *
  * Needs the converted model (models/kokoro-v1_0.kokoro or $KOKORO_MODEL) and the assets; fails without. */
 #define _POSIX_C_SOURCE 200809L
@@ -569,6 +570,19 @@ static int scenario_phonemize(void) {
   CHECK(rc == KOKORO_OK && c.count > KOKORO_SAMPLE_RATE / 2, "speaking \"%s\": %d, %zu samples", first, rc, c.count);
   capture_free(&c);
   kokoro_session_close(session);
+
+  /* The assets directory it reads: where config.json is. */
+  {
+    const char* dir = NULL;
+    char path[4096];
+    FILE* f;
+    CHECK(kokoro_model_assets_dir(m, &dir) == KOKORO_OK && dir != NULL, "assets dir: %s", kokoro_last_error());
+    snprintf(path, sizeof path, "%s/config.json", dir ? dir : "");
+    f = fopen(path, "rb");
+    CHECK(f != NULL, "no %s", path);
+    if (f) fclose(f);
+    CHECK(kokoro_model_assets_dir(m, NULL) == KOKORO_ERR_INVALID_ARGUMENT, "NULL dir");
+  }
 
   /* Errors: the documented codes, with messages. */
   CHECK(kokoro_model_phonemize(m, "Hi.", "tlh", &ph) == KOKORO_ERR_LANGUAGE, "unknown language");

@@ -62,6 +62,7 @@ int kokoro_session_speak(kokoro_session* session, const char* text, const kokoro
                          kokoro_audio_callback on_audio, kokoro_event_callback on_event, void* user_data);
 int kokoro_session_stop(kokoro_session* session);
 void kokoro_session_close(kokoro_session* session);
+int kokoro_model_assets_dir(kokoro_model* model, const char** dir);
 int kokoro_model_phonemize(kokoro_model* model, const char* text, const char* language,
                            const char** phonemes);
 """
@@ -106,7 +107,7 @@ def lib():
     """The loaded library (loaded on first use, so that `import kokoro_rt` and fetch_model() work without it)."""
     global _lib
     if _lib is None:
-        from .errors import Error
+        from .errors import ModelError
 
         tried = []
         for cand in library_candidates():
@@ -119,7 +120,7 @@ def lib():
             except OSError as ex:
                 tried.append(f"{cand} ({ex})")
         if _lib is None:
-            raise Error(ERR_MODEL, "libkokoro not found; tried:\n  " + "\n  ".join(tried) +
+            raise ModelError(ERR_MODEL, "libkokoro not found; tried:\n  " + "\n  ".join(tried) +
                         "\n(pip install . builds it into the package; set KOKORO_RT_LIBRARY to use a build tree's)")
     return _lib
 

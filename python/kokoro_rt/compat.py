@@ -80,7 +80,6 @@ class Kokoro:
         if espeak_config is not None or vocab_config is not None:
             _note("espeak_config and vocab_config are not used: kokoro-rt has its own frontend and vocabulary")
         self._engine = Engine(model_path=model, assets_dir=assets, threads=threads, precision=precision)
-        self._assets = assets
         self._mode = mode
         self._seed = seed
         self._style_dir: tempfile.TemporaryDirectory[str] | None = None
@@ -146,15 +145,13 @@ class Kokoro:
         return name
 
     def _voice_pack_path(self, name: str) -> str:
-        if name.endswith(".bin"):
-            return name
-        dirs = _voice_dirs(self._assets, self._voices_dir)
-        for d in dirs:
-            if (d / f"{name}.bin").exists():
-                return str(d / f"{name}.bin")
-        raise VoiceError(_ffi.ERR_VOICE, f"voice {name!r}: no {name}.bin in " + (", ".join(map(str, dirs)) or
-                         "any known directory") + " (pass voices_path=ASSETS_DIR, or blend by name: "
-                         "voice='af_heart:0.6,af_bella:0.4')")
+        spec = self._voice_spec(name)
+        if spec.endswith(".bin"):
+            return spec
+        path = Path(self._engine.assets_dir) / "voices" / f"{name}.bin"
+        if not path.exists():
+            raise VoiceError(_ffi.ERR_VOICE, f"voice {name!r}: no {path}")
+        return str(path)
 
     def _style_file(self, style: npt.NDArray[Any]) -> str:
         """A caller's style array as a voice pack file the engine reads (one file per distinct array)."""
@@ -168,13 +165,3 @@ class Kokoro:
         if not path.exists():
             data.tofile(path)
         return str(path)
-
-
-def _voice_dirs(assets_dir: str | None, voices_dir: Path | None) -> list[Path]:
-    """Where get_voice_style looks for <name>.bin: the directories given, $KOKORO_ASSETS, the package's data."""
-    from .fetch import data_dir
-    dirs = [voices_dir] if voices_dir is not None else []
-    for a in (assets_dir, os.environ.get("KOKORO_ASSETS"), data_dir() and str(data_dir() / "assets")):
-        if a:
-            dirs.append(Path(a) / "voices")
-    return dirs

@@ -117,6 +117,15 @@ class Engine:
             raise error_for(status, _ffi.last_error())
         return [ffi.string(names[0][i]).decode("utf-8") for i in range(count[0])]
 
+    @property
+    def assets_dir(self) -> str:
+        """The assets directory the engine reads (config.json, voices/<name>.bin, lexicons/)."""
+        out = ffi.new("const char**")
+        status = self._lib.kokoro_model_assets_dir(self._require_open(), out)
+        if status != _ffi.OK:
+            raise error_for(status, _ffi.last_error())
+        return ffi.string(out[0]).decode("utf-8", "surrogateescape")
+
     def phonemize(self, text: str, lang: str | None = None) -> str:
         """The phonemes the engine speaks for `text` in `lang` (None: "en-us"): Kokoro's symbols, one segment
         per line (a line of text, its sentences joined up to 510 symbols, as the model is called on them).

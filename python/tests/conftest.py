@@ -29,6 +29,15 @@ def engine() -> kokoro_rt.Engine:
     e.close()
 
 
+def subprocess_env() -> dict[str, str]:
+    """The environment for a child Python that must import this same kokoro_rt, from any directory."""
+    package_parent = str(Path(kokoro_rt.__file__).resolve().parent.parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([package_parent, os.environ.get("PYTHONPATH", "")])}
+    if env.get("KOKORO_RT_LIBRARY"):
+        env["KOKORO_RT_LIBRARY"] = os.path.abspath(env["KOKORO_RT_LIBRARY"])
+    return env
+
+
 def capi_say_path() -> str:
     path = os.environ.get("KOKORO_RT_CAPI_SAY")
     if not path:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import kokoro_rt
-from conftest import LONG_TEXT, TEXT, capi_say
+from conftest import LONG_TEXT, TEXT, capi_say, subprocess_env
 
 
 # -- audio ---------------------------------------------------------------------------------------------------
@@ -221,7 +221,7 @@ def test_two_engines_in_threads():
 def test_exit_after_use_is_clean():
     # The interpreter unloads libkokoro at exit (cffi dlclose()s it): that must not crash.
     code = "import kokoro_rt; e = kokoro_rt.Engine(); print(e.speak('Hi.').size)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120, env=subprocess_env())
     assert out.returncode == 0, out.stderr.decode(errors="replace")
     assert int(out.stdout) > 0
 
