@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _ffi
-from .engine import Engine, Stream
+from .engine import Engine
 from .errors import VoiceError
 from .events import SAMPLE_RATE
 

@@ -253,9 +253,9 @@ class _Synthesis:
 
     def event(self, ev) -> int:
         kind = KIND_BY_CODE.get(ev.kind)
-        if kind is None:
-            return 0  # a kind this package does not know (a newer library): ignored, as kokoro.h asks
         to_char = self.offsets
+        if kind is None or to_char is None:
+            return 0  # a kind this package does not know (a newer library): ignored, as kokoro.h asks
         begin, end = to_char(ev.text_begin), to_char(ev.text_end)
         name = ffi.string(ev.name).decode("utf-8", "replace") if ev.name != ffi.NULL else None
         text = to_char.text[begin:end] if end > begin else ""
@@ -268,6 +268,13 @@ class _Synthesis:
             self.closing = True
             self.engine._lib.kokoro_session_stop(self.session)
         self.finish()
+        # A consumer waiting in next() on another thread (Engine.close() from elsewhere) ends with the stream.
+        while True:
+            try:
+                self.queue.get_nowait()
+            except queue.Empty:
+                break
+        self.queue.put_nowait(_End(_ffi.STOPPED, "stopped"))
 
     def finish(self) -> None:
         self.thread.join()

@@ -218,9 +218,30 @@ def test_two_engines_in_threads():
     assert all(np.array_equal(r, a) for r, a in zip(results, alone))
 
 
+def test_closing_the_engine_ends_a_stream_read_on_another_thread():
+    e = kokoro_rt.Engine()
+    s = e.stream(LONG_TEXT)
+    first = threading.Event()
+    ended = threading.Event()
+
+    def consume():
+        for _ in s:
+            first.set()
+        ended.set()
+
+    t = threading.Thread(target=consume)
+    t.start()
+    assert first.wait(120)
+    e.close()
+    t.join(60)
+    assert ended.is_set() and s.status == kokoro_rt.STOPPED
+
+
 def test_exit_after_use_is_clean():
-    # The interpreter unloads libkokoro at exit (cffi dlclose()s it): that must not crash.
-    code = "import kokoro_rt; e = kokoro_rt.Engine(); print(e.speak('Hi.').size)"
+    # The interpreter unloads libkokoro at exit (cffi dlclose()s it), with an Engine and a stream still open:
+    # that must not crash or hang.
+    code = ("import kokoro_rt; e = kokoro_rt.Engine(); print(e.speak('Hi.').size); "
+            "s = e.stream('A stream left open at exit. ' * 20); next(s)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120, env=subprocess_env())
     assert out.returncode == 0, out.stderr.decode(errors="replace")
     assert int(out.stdout) > 0
