@@ -19,8 +19,10 @@ TEXT = "Hello. How are you today?"
 
 @pytest.fixture(scope="module")
 def kokoro():
-    with pytest.warns(CompatWarning, match="ONNX"):
+    with pytest.warns(CompatWarning) as notes:
         k = Kokoro("kokoro-v1.0.onnx", "voices-v1.0.bin")
+    assert [("ONNX" in str(n.message), "voices archive" in str(n.message)) for n in notes] == \
+        [(True, False), (False, True)]
     yield k
     k.engine.close()
 
