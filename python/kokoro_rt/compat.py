@@ -20,6 +20,7 @@ import os
 import tempfile
 import warnings
 from collections.abc import AsyncGenerator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,15 @@ from .events import SAMPLE_RATE
 # kokoro-onnx (espeak-ng) language codes that kokoro-rt spells differently.
 LANGUAGE_ALIASES = {"cmn": "zh", "zh-cn": "zh", "en": "en-us", "fr": "fr-fr", "pt": "pt-br", "ja-jp": "ja"}
 VOICE_PACK_FLOATS = 510 * 256  # a voice pack: one 256-float style per phoneme count 1..510
+
+
+@dataclass
+class EspeakConfig:
+    """kokoro-onnx's espeak-ng location; accepted so that `from kokoro_rt.compat import Kokoro, EspeakConfig`
+    works, and not used (kokoro-rt links espeak-ng itself)."""
+
+    lib_path: str | None = None
+    data_path: str | None = None
 
 
 class CompatWarning(UserWarning):

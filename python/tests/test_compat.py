@@ -72,6 +72,14 @@ def test_style_array_voice(kokoro):
         kokoro.create(TEXT, voice=np.zeros((3, 256), dtype=np.float32))
 
 
+def test_espeak_config_is_accepted():
+    from kokoro_rt.compat import EspeakConfig
+    with pytest.warns(CompatWarning, match="espeak_config"):
+        k = Kokoro(None, None, espeak_config=EspeakConfig(lib_path="/nowhere/libespeak-ng.so"))
+    assert k.create("Hi.", voice="af_heart")[0].size > 0
+    k.engine.close()
+
+
 def test_voices_and_errors_as_kokoro_onnx_raises_them(kokoro):
     assert "af_sarah" in kokoro.get_voices() and kokoro.get_voices() == sorted(kokoro.get_voices())
     with pytest.raises(ValueError):
