@@ -13,6 +13,7 @@ PACKAGES=(
   python3-speechd
   # kokoro.lv2: LV2 headers, lilv for the test host, lv2ls/lv2info, sord_validate for lv2_validate, jalv
   lv2-dev liblilv-dev lilv-utils sordi jalv
+  python3-pytest python3-numpy python3-cffi python3-soundfile  # the Python package's tests (python/tests)
 )
 
 missing=()
