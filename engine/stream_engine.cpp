@@ -58,7 +58,7 @@ StreamEngine::StreamEngine(std::shared_ptr<const Synthesizer> synth, std::shared
     : synth_(std::move(synth)),
       frontend_(std::move(frontend)),
       vocab_(Vocab::from_config(synth_->model().config(), synth_->model().path())),
-      voice_(std::move(voice)),
+      voice_(std::make_shared<const VoicePack>(std::move(voice))),
       sink_(sink),
       voice_options_(voice_options),
       mode_(mode),
@@ -90,6 +90,8 @@ StreamEngine::StreamEngine(std::shared_ptr<const Synthesizer> synth, std::shared
     measured_rtf_ = options_.slice_schedule.nominal_rtf;
   }
 
+  if (options_.scheduler) options_.scheduler->add_session(reinterpret_cast<uintptr_t>(this));
+
   acoustic_ = std::thread([this] { acoustic_loop(); });
   vocoder_ = std::thread([this] { vocoder_loop(); });
   output_ = std::thread([this] { output_loop(); });
@@ -109,19 +111,26 @@ StreamEngine::~StreamEngine() {
   acoustic_.join();
   vocoder_.join();
   output_.join();
+  if (options_.scheduler) options_.scheduler->remove_session(reinterpret_cast<uintptr_t>(this));
 }
 
-uint64_t StreamEngine::say(std::string text) {
+uint64_t StreamEngine::say(std::string text) { return say(std::move(text), UtteranceSettings{nullptr, nullptr, voice_options_}); }
+
+uint64_t StreamEngine::say(std::string text, UtteranceSettings settings) {
+  if (!settings.voice) settings.voice = voice_;
+  if (!settings.frontend) settings.frontend = frontend_;
   std::lock_guard<std::mutex> lock(mutex_);
   const uint64_t id = next_id_++;
   Utterance u;
   u.report.text = text;
   u.text = std::move(text);
+  u.settings = std::move(settings);
   u.generation = generation_.load();
   u.queued = Clock::now();
   utterances_.emplace(id, std::move(u));
   text_queue_.push_back({id, generation_.load()});
   text_cv_.notify_all();
+  if (options_.scheduler) options_.scheduler->set_speaking(reinterpret_cast<uintptr_t>(this), true);
   return id;
 }
 
@@ -200,6 +209,30 @@ void StreamEngine::add_synth_seconds(uint64_t utterance, double seconds) {
   if (auto it = utterances_.find(utterance); it != utterances_.end()) it->second.report.synth_seconds += seconds;
 }
 
+int64_t StreamEngine::deadline_ns(uint64_t utterance, uint64_t ahead_samples) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = utterances_.find(utterance);
+  if (it == utterances_.end()) return steady_now_ns();
+  const Utterance& u = it->second;
+  if (!u.started_audio) {
+    const int64_t queued = std::chrono::duration_cast<std::chrono::nanoseconds>(u.queued.time_since_epoch()).count();
+    return std::max(queued, previous_dry_ns_);
+  }
+  const uint64_t end = audio_.write_position() + ahead_samples;
+  const double ahead_s = static_cast<double>(end - std::min(end, u.playback_pos)) / kSampleRate;
+  return u.playback_ns + static_cast<int64_t>(ahead_s * 1e9);
+}
+
+bool StreamEngine::take_turn(ComputeScheduler::Turn& turn, uint64_t generation, int64_t deadline) {
+  if (!options_.scheduler) return true;
+  turn = options_.scheduler->acquire(deadline, [&] { return quit_.load() || stale(generation); });
+  return options_.scheduler->granted(turn);
+}
+
+void StreamEngine::report_work(double compute_seconds, double audio_seconds) {
+  if (options_.scheduler) options_.scheduler->report_work(reinterpret_cast<uintptr_t>(this), compute_seconds, audio_seconds);
+}
+
 void StreamEngine::fail_utterance(uint64_t utterance, const std::string& error) {
   spdlog::debug("utterance {} failed: {}", utterance, error);
   std::lock_guard<std::mutex> lock(mutex_);
@@ -218,6 +251,7 @@ void StreamEngine::finish_utterance(uint64_t utterance, bool interrupted) {
     report.interrupted = report.interrupted || interrupted;
     utterances_.erase(it);
     cb = report_cb_;
+    if (utterances_.empty() && options_.scheduler) options_.scheduler->set_speaking(reinterpret_cast<uintptr_t>(this), false);
   }
   if (cb) cb(report);
   std::lock_guard<std::mutex> lock(mutex_);
@@ -252,6 +286,7 @@ void StreamEngine::acoustic_loop() {
   for (;;) {
     TextItem item{};
     std::string text;
+    UtteranceSettings settings;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       text_cv_.wait(lock, [&] { return quit_.load() || !text_queue_.empty(); });
@@ -261,6 +296,7 @@ void StreamEngine::acoustic_loop() {
       auto it = utterances_.find(item.id);
       if (it == utterances_.end()) continue;
       text = it->second.text;
+      settings = it->second.settings;
     }
     if (stale(item.generation)) continue;  // the output thread reports it as interrupted
     FrameItem marker{};
@@ -269,7 +305,7 @@ void StreamEngine::acoustic_loop() {
     marker.utterance = item.id;
     if (!push_frame_item(marker)) continue;
     try {
-      speak_text(item.id, item.generation, text);
+      speak_text(item.id, item.generation, text, settings);
     } catch (const std::exception& e) {
       fail_utterance(item.id, e.what());
     }
@@ -309,34 +345,37 @@ bool StreamEngine::push_marks(uint64_t id, uint64_t generation, const std::vecto
   return true;
 }
 
-const VoicePack& StreamEngine::voice_for(const std::string& name) {
-  if (name.empty()) return voice_;
+const VoicePack& StreamEngine::voice_for(const std::string& name, const UtteranceSettings& settings) {
+  if (name.empty()) return *settings.voice;
   auto it = ssml_voices_.find(name);
   if (it == ssml_voices_.end())
-    it = ssml_voices_.emplace(name, VoicePack::resolve(name, frontend_->options().assets_dir)).first;
+    it = ssml_voices_.emplace(name, VoicePack::resolve(name, settings.frontend->options().assets_dir)).first;
   return it->second;
 }
 
-void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::string& text) {
+void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::string& text,
+                              const UtteranceSettings& settings) {
   const AcousticModel& acoustic = synth_->acoustic();
+  const EngineVoice& voice_options = settings.voice_options;
+  const Frontend& frontend = *settings.frontend;
   AlignedFeatures feats;
   FrameItem item{};
   item.generation = generation;
   item.utterance = id;
   bool first_segment = true;
   for (size_t begin = 0; begin < text.size();) {
-    const bool whole = voice_options_.phoneme_input || looks_like_ssml(text, frontend_->options());
+    const bool whole = voice_options.phoneme_input || looks_like_ssml(text, frontend.options());
     const size_t end = whole ? text.size() : piece_end(text, begin, options_.text_piece_bytes);
     const std::string piece = text.substr(begin, end - begin);
     std::vector<Segment> segments;
-    if (voice_options_.phoneme_input) {
+    if (voice_options.phoneme_input) {
       Segment s;
       s.phonemes = piece;
       s.text = piece;
       s.text_end = piece.size();
       segments.push_back(std::move(s));
     } else {
-      segments = frontend_->segment(piece);
+      segments = frontend.segment(piece);
     }
     text_bytes_.fetch_add(end - begin);
     // Phonemes per segment (scaled by the segment's speed), for the pre-roll's estimate of the segments
@@ -344,7 +383,7 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
     std::vector<double> scaled_phonemes(segments.size());
     for (size_t i = 0; i < segments.size(); ++i)
       scaled_phonemes[i] = static_cast<double>(utf8::count_code_points(segments[i].phonemes)) /
-                           std::max(1e-3, static_cast<double>(voice_options_.speed) * segments[i].rate);
+                           std::max(1e-3, static_cast<double>(voice_options.speed) * segments[i].rate);
     for (size_t si = 0; si < segments.size(); ++si) {
       const Segment& seg = segments[si];
       if (stale(generation) || quit_.load()) return;
@@ -357,11 +396,16 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
       ids.push_back(0);
       if (seg.pause_before > 0 && !push_silence(id, generation, seg.pause_before)) return;
       if (!push_marks(id, generation, seg.marks)) return;
-      const float* style = voice_for(seg.voice).style_for(static_cast<int>(n_phonemes));
+      const float* style = voice_for(seg.voice, settings).style_for(static_cast<int>(n_phonemes));
+      ComputeScheduler::Turn turn;
+      const uint64_t ahead = (frames_produced_.load() - frames_vocoded_.load()) * kSamplesPerFrame;
+      if (!take_turn(turn, generation, deadline_ns(id, ahead))) return;
       const auto t0 = Clock::now();
-      acoustic.forward(ids, style, voice_options_.speed * static_cast<float>(seg.rate), feats);
+      acoustic.forward(ids, style, voice_options.speed * static_cast<float>(seg.rate), feats);
+      turn = ComputeScheduler::Turn();
       const double acoustic_s = ms_since(t0) / 1e3;
       add_synth_seconds(id, acoustic_s);
+      report_work(acoustic_s, static_cast<double>(feats.frames() * kSamplesPerFrame) / kSampleRate);
       spdlog::debug("acoustic model: {} tokens, {:.1f} ms", ids.size(), acoustic_s * 1e3);
       if (stale(generation)) return;
       const int64_t F = feats.frames();
@@ -387,7 +431,7 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
       item.x = static_cast<double>(following);
       item.y = !more_speech && end == text.size() ? 1.0 : 0.0;
       if (!push_frame_item(item)) return;
-      if (!voice_options_.phoneme_input) {
+      if (!voice_options.phoneme_input) {
         for (const WordTiming& w : word_timings(seg, feats.durations)) {
           item.kind = FrameItem::word;
           item.a = static_cast<int64_t>(begin + w.text_begin);
@@ -469,6 +513,11 @@ void StreamEngine::vocoder_loop() {
         e.kind = EventItem::utterance_start;
         e.position = e.end_position = audio_.write_position();
         nominal_queue_ = 0;  // the nominal slice plan starts from silence
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          if (auto it = utterances_.find(item.utterance); it != utterances_.end())
+            vocoder_voice_ = it->second.settings.voice_options;
+        }
         preroll_begin(item.utterance);  // before the marker: the output thread must see the hold with it
         push_event(e, item.generation);
         break;
@@ -494,6 +543,7 @@ void StreamEngine::vocoder_loop() {
         seg_.words.push_back(e);
         break;
       case FrameItem::frame:
+        frames_vocoded_.fetch_add(1);
         seg_.asr.insert(seg_.asr.end(), item.payload, item.payload + kAsrDim);
         seg_.f0.insert(seg_.f0.end(), item.payload + kAsrDim, item.payload + kAsrDim + 2);
         seg_.n.insert(seg_.n.end(), item.payload + kAsrDim + 2, item.payload + kAsrDim + 4);
@@ -523,6 +573,12 @@ void StreamEngine::vocoder_loop() {
       }
       case FrameItem::utterance_end:
         if (preroll_.active) preroll_release();  // all of it is vocoded
+        {
+          // The next utterance of this session waits behind this one's audio, not before it.
+          const int64_t dry = deadline_ns(item.utterance, 0);
+          std::lock_guard<std::mutex> lock(mutex_);
+          previous_dry_ns_ = std::max(previous_dry_ns_, dry);
+        }
         e.kind = EventItem::utterance_end;
         e.position = e.end_position = audio_.write_position();
         push_event(e, item.generation);
@@ -539,8 +595,19 @@ void StreamEngine::vocoder_loop() {
 // freed activations the heap keeps (core/heap.h) nor the weights' file pages (ModelFile::release_resident_pages).
 // The next utterance faults in what it uses.
 void StreamEngine::return_idle_memory() {
+  if (!may_release_pages()) return;
   synth_->model().release_resident_pages();
   return_free_heap_pages();
+}
+
+bool StreamEngine::may_release_pages() const {
+  if (!options_.scheduler) return true;
+  bool me = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    me = !utterances_.empty();
+  }
+  return options_.scheduler->load().speaking <= (me ? 1 : 0);
 }
 
 void StreamEngine::synthesize_segment(uint64_t generation, uint64_t utterance) {
@@ -574,9 +641,9 @@ void StreamEngine::synthesize_segment(uint64_t generation, uint64_t utterance) {
     if (!push_event(w, generation)) return;
   }
 
-  SeededNoise seeded(voice_options_.seed);
+  SeededNoise seeded(vocoder_voice_.seed);
   TestNoise reference;
-  NoiseSource& noise = voice_options_.reference_noise ? static_cast<NoiseSource&>(reference) : seeded;
+  NoiseSource& noise = vocoder_voice_.reference_noise ? static_cast<NoiseSource&>(reference) : seeded;
   if (mode_ == SynthesisMode::slice) {
     synthesize_slices(generation, utterance, asr, f0, n, noise);
   } else if (mode_ == SynthesisMode::exact) {

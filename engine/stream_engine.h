@@ -32,6 +32,11 @@
 // Underruns: when the vocoder falls behind, the device sink plays silence and counts an underrun
 // (realtime/); nothing is dropped: the pipeline delivers every sample of every segment in order.
 //
+// Sessions: an engine is one session on a shared model (engine/model.h): the Synthesizer and frontends are
+// immutable and shared, and StreamOptions::scheduler (shared by every session of a model) gives each compute
+// item (a segment's acoustic model, a decoder half, a slice, a whole segment) its turn, earliest deadline
+// first (engine/compute_scheduler.h). Voice, frontend (language), speed and seed come with each say().
+//
 // Threads: say/stop/wait_idle/on_report/on_event/stats from any thread. Callbacks run on the output thread.
 #pragma once
 #include <atomic>
@@ -48,6 +53,7 @@
 #include <thread>
 
 #include "core/voice.h"
+#include "engine/compute_scheduler.h"
 #include "engine/stream_options.h"
 #include "engine/synthesizer.h"
 #include "engine/utterance_report.h"
@@ -66,6 +72,13 @@ struct EngineVoice {
   bool phoneme_input = false;  // say() receives phoneme strings instead of text
   uint64_t seed = 0;           // noise seed: the same seed gives the same audio
   bool reference_noise = false;  // the reference tool's deterministic noise (TestNoise) instead of the seed
+};
+
+// What one utterance is said with. A null voice or frontend means the engine's own (its constructor's).
+struct UtteranceSettings {
+  std::shared_ptr<const VoicePack> voice;
+  std::shared_ptr<const Frontend> frontend;  // the language
+  EngineVoice voice_options;
 };
 
 // Counters for tests and benchmarks (any thread; a consistent snapshot of each value, not of the set).
@@ -97,7 +110,8 @@ class StreamEngine {
   StreamEngine(const StreamEngine&) = delete;
   StreamEngine& operator=(const StreamEngine&) = delete;
 
-  uint64_t say(std::string text);  // queues; returns the utterance id at once
+  uint64_t say(std::string text);  // queues with the engine's settings; returns the utterance id at once
+  uint64_t say(std::string text, UtteranceSettings settings);  // queues with these settings
   void stop();                     // barge-in: drop everything queued and the utterance being spoken
   // Blocks until every utterance said so far is reported (its audio handed to the sink), or timeout.
   bool wait_idle(double timeout_seconds = 3600);
@@ -130,12 +144,17 @@ class StreamEngine {
  private:
   struct Utterance {
     std::string text;
+    UtteranceSettings settings;  // voice and frontend filled in
     uint64_t generation = 0;
     std::chrono::steady_clock::time_point queued;
     UtteranceReport report;
     bool started_audio = false;
     bool preroll_held = false;                     // its audio waited for the pre-roll rule ...
     std::chrono::steady_clock::time_point held_since;  // ... since then
+    // Its playback clock (set by the output thread at its first audio): ring position playback_pos plays at
+    // playback_ns (steady_now_ns); the compute deadlines of its later work follow from it.
+    int64_t playback_ns = 0;
+    uint64_t playback_pos = 0;
   };
   struct TextItem {
     uint64_t id, generation;
@@ -144,9 +163,10 @@ class StreamEngine {
   void acoustic_loop();
   void vocoder_loop();
   void output_loop();
-  void speak_text(uint64_t id, uint64_t generation, const std::string& text);
+  void speak_text(uint64_t id, uint64_t generation, const std::string& text, const UtteranceSettings& settings);
   bool push_silence(uint64_t id, uint64_t generation, double seconds);  // acoustic worker: an SSML pause
-  const VoicePack& voice_for(const std::string& name);                   // acoustic worker: an SSML <voice>
+  // Acoustic worker: an SSML <voice> (empty: the utterance's voice).
+  const VoicePack& voice_for(const std::string& name, const UtteranceSettings& settings);
   std::map<std::string, VoicePack> ssml_voices_;                          // acoustic worker only
   bool push_marks(uint64_t id, uint64_t generation, const std::vector<std::string>& names);
   std::deque<std::string> mark_names_;  // SSML mark names by index (mutex_); the oldest are dropped
@@ -163,6 +183,17 @@ class StreamEngine {
   void finish_utterance(uint64_t utterance, bool interrupted);
   void report_stale();
   void return_idle_memory();  // vocoder worker, when an utterance is done and nothing followed it for a while
+  // Whether this session may give the weights' pages back now: not while another session computes with them.
+  bool may_release_pages() const;
+  // Compute turns (engine/compute_scheduler.h). The deadline of an utterance's next work: when its audio
+  // would run out without it (`ahead_samples`: audio made but not vocoded yet, for the acoustic worker), or
+  // for an utterance not playing yet, when it was queued (but not before this session's previous audio
+  // runs out). take_turn blocks until the scheduler grants a slot (at once without a scheduler); false when
+  // the utterance went stale or the engine quits meanwhile.
+  int64_t deadline_ns(uint64_t utterance, uint64_t ahead_samples) const;
+  bool take_turn(ComputeScheduler::Turn& turn, uint64_t generation, int64_t deadline_ns);
+  void report_work(double compute_seconds, double audio_seconds);
+  int64_t previous_dry_ns_ = 0;  // (mutex_) when the last finished utterance's audio runs out
   using Clock = std::chrono::steady_clock;
   static double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
   static constexpr std::chrono::milliseconds kIdleReleaseDelay{500};
@@ -171,9 +202,10 @@ class StreamEngine {
   std::shared_ptr<const Synthesizer> synth_;
   std::shared_ptr<const Frontend> frontend_;
   Vocab vocab_;
-  VoicePack voice_;
+  std::shared_ptr<const VoicePack> voice_;
   AudioSink& sink_;
-  EngineVoice voice_options_;
+  EngineVoice voice_options_;    // the defaults of say(text)
+  EngineVoice vocoder_voice_;   // vocoder worker: the settings of the utterance it vocodes
   SynthesisMode mode_;
   StreamOptions options_;
 
@@ -210,6 +242,7 @@ class StreamEngine {
   std::atomic<uint64_t> first_segment_done_{0};
   void mark_first_segment(uint64_t utterance);
   bool wait_first_segment(uint64_t utterance, uint64_t generation);
+  std::atomic<uint64_t> frames_vocoded_{0};  // frames the vocoder worker has taken from the ring
   std::atomic<uint64_t> frames_produced_{0}, text_bytes_{0}, max_frames_queued_{0}, max_audio_queued_{0},
       samples_to_sink_{0}, chunks_{0}, flushes_{0}, first_segment_holds_{0};
 
