@@ -126,7 +126,8 @@ class Mp3Encoder : public AudioEncoder {
 };
 
 // Ogg Opus (what OpenAI's "opus" is). libopusenc resamples 24 -> 48 kHz itself; muxing delay 0 sends each
-// page as soon as its packets exist instead of holding up to a second of audio.
+// page as soon as its packets exist instead of holding up to a second of audio, decision delay 0 encodes
+// each 20 ms frame as soon as it is complete.
 class OpusEncoder : public AudioEncoder {
  public:
   OpusEncoder() {
@@ -140,6 +141,7 @@ class OpusEncoder : public AudioEncoder {
       throw std::runtime_error(std::string("libopusenc: ") + ope_strerror(error));
     }
     ope_encoder_ctl(enc_, OPE_SET_MUXING_DELAY(0));
+    ope_encoder_ctl(enc_, OPE_SET_DECISION_DELAY(0));  // its default holds 2 s back to choose frame sizes
     ope_encoder_ctl(enc_, OPUS_SET_BITRATE(48000));
     ope_encoder_ctl(enc_, OPUS_SET_SIGNAL(OPUS_SIGNAL_VOICE));
   }
@@ -148,45 +150,47 @@ class OpusEncoder : public AudioEncoder {
     ope_comments_destroy(comments_);
   }
   void encode(const float* samples, size_t count, std::string* out) override {
-    sink_ = out;
     if (!header_flushed_) {
-      ope_encoder_flush_header(enc_);
+      ope_encoder_flush_header(enc_);  // the two header pages go out with the first audio
       header_flushed_ = true;
     }
     if (count > 0 && ope_encoder_write_float(enc_, samples, static_cast<int>(count)) != OPE_OK)
       throw std::runtime_error("libopusenc failed to encode");
-    sink_ = nullptr;
+    out->append(pending_);
+    pending_.clear();
   }
   void finish(std::string* out) override {
-    sink_ = out;
+    if (!header_flushed_) encode(nullptr, 0, out);
     if (ope_encoder_drain(enc_) != OPE_OK) throw std::runtime_error("libopusenc failed to drain");
-    sink_ = nullptr;
+    out->append(pending_);
+    pending_.clear();
   }
 
  private:
   static int write(void* user, const unsigned char* ptr, opus_int32 len) {
-    auto* self = static_cast<OpusEncoder*>(user);
-    if (self->sink_) self->sink_->append(reinterpret_cast<const char*>(ptr), static_cast<size_t>(len));
+    static_cast<OpusEncoder*>(user)->pending_.append(reinterpret_cast<const char*>(ptr), static_cast<size_t>(len));
     return 0;
   }
   static int close(void*) { return 0; }
   OggOpusComments* comments_ = nullptr;
   OggOpusEnc* enc_ = nullptr;
-  std::string* sink_ = nullptr;
+  std::string pending_;
   bool header_flushed_ = false;
 };
 
-// FLAC, 16-bit, written as a stream: the STREAMINFO says "length unknown" (no seek back), which FLAC
-// decoders accept.
+// FLAC, 16-bit, written as a stream: streamed, the STREAMINFO says "length unknown" (no seek back), which
+// the flac tool, ffmpeg and libsndfile's sf_read accept (Python soundfile's read() wants a length: it has one
+// when the response is not streamed).
 class FlacEncoder : public AudioEncoder {
  public:
-  FlacEncoder() : enc_(FLAC__stream_encoder_new()) {
+  explicit FlacEncoder(std::optional<size_t> total) : enc_(FLAC__stream_encoder_new()) {
     if (!enc_) throw std::runtime_error("FLAC__stream_encoder_new failed");
     FLAC__stream_encoder_set_channels(enc_, 1);
     FLAC__stream_encoder_set_bits_per_sample(enc_, 16);
     FLAC__stream_encoder_set_sample_rate(enc_, kSampleRate);
     FLAC__stream_encoder_set_compression_level(enc_, 5);
     FLAC__stream_encoder_set_streamable_subset(enc_, true);
+    if (total) FLAC__stream_encoder_set_total_samples_estimate(enc_, *total);  // exact when not streamed
     if (FLAC__stream_encoder_init_stream(enc_, &FlacEncoder::write, nullptr, nullptr, nullptr, this) !=
         FLAC__STREAM_ENCODER_INIT_STATUS_OK) {
       FLAC__stream_encoder_delete(enc_);
@@ -195,29 +199,29 @@ class FlacEncoder : public AudioEncoder {
   }
   ~FlacEncoder() override { FLAC__stream_encoder_delete(enc_); }
   void encode(const float* samples, size_t count, std::string* out) override {
-    sink_ = out;
     pcm_.resize(count);
     for (size_t i = 0; i < count; ++i) pcm_[i] = to_s16(samples[i]);
     if (count > 0 && !FLAC__stream_encoder_process_interleaved(enc_, pcm_.data(), static_cast<unsigned>(count)))
       throw std::runtime_error("libFLAC failed to encode");
-    sink_ = nullptr;
+    out->append(pending_);
+    pending_.clear();
   }
   void finish(std::string* out) override {
-    sink_ = out;
     FLAC__stream_encoder_finish(enc_);
-    sink_ = nullptr;
+    out->append(pending_);
+    pending_.clear();
   }
 
  private:
   static FLAC__StreamEncoderWriteStatus write(const FLAC__StreamEncoder*, const FLAC__byte buffer[], size_t bytes, unsigned,
                                               unsigned, void* user) {
-    auto* self = static_cast<FlacEncoder*>(user);
-    if (self->sink_) self->sink_->append(reinterpret_cast<const char*>(buffer), bytes);
+    // Also called inside init_stream (the "fLaC" marker and STREAMINFO): kept until the first encode().
+    static_cast<FlacEncoder*>(user)->pending_.append(reinterpret_cast<const char*>(buffer), bytes);
     return FLAC__STREAM_ENCODER_WRITE_STATUS_OK;
   }
   FLAC__StreamEncoder* enc_;
   std::vector<FLAC__int32> pcm_;
-  std::string* sink_ = nullptr;
+  std::string pending_;
 };
 
 // AAC-LC in ADTS frames (what OpenAI's "aac" is), 64 kbit/s, from VisualOn's encoder (Debian's
@@ -294,7 +298,7 @@ std::unique_ptr<AudioEncoder> make_encoder(AudioFormat format, std::optional<siz
     case AudioFormat::pcm: return std::make_unique<PcmEncoder>();
     case AudioFormat::mp3: return std::make_unique<Mp3Encoder>();
     case AudioFormat::opus: return std::make_unique<OpusEncoder>();
-    case AudioFormat::flac: return std::make_unique<FlacEncoder>();
+    case AudioFormat::flac: return std::make_unique<FlacEncoder>(total_samples);
     case AudioFormat::aac: return std::make_unique<AacEncoder>();
   }
   throw std::runtime_error("unknown audio format");

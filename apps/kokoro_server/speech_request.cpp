@@ -206,7 +206,9 @@ std::variant<SpeechRequest, ApiError> parse_speech_request(std::string_view body
   try {
     j = json::parse(body.begin(), body.end());
   } catch (const json::exception& e) {
-    return bad_request(std::string("request body is not valid JSON: ") + e.what(), "", "invalid_json");
+    const std::string what = e.what();
+    if (what.find("UTF-8") != std::string::npos) return bad_request("request body is not valid UTF-8: " + what, "input", "invalid_utf8");
+    return bad_request("request body is not valid JSON: " + what, "", "invalid_json");
   }
   if (!j.is_object()) return bad_request("request body must be a JSON object", "", "invalid_json");
   SpeechRequest r;
