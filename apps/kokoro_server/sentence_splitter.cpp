@@ -86,6 +86,14 @@ std::vector<std::string> SentenceSplitter::add(std::string_view text) {
         i = j;
         continue;
       }
+      // "Really?" he asked.": a lower-case word after the mark continues the sentence.
+      size_t k = j;
+      while (k < s.size() && std::isspace(static_cast<unsigned char>(s[k]))) ++k;
+      if (k >= s.size()) break;  // wait for the next word
+      if (std::islower(static_cast<unsigned char>(s[k]))) {
+        i = k;
+        continue;
+      }
     }
     if (auto t = trimmed(s.substr(start, j - start)); !t.empty()) done.push_back(std::move(t));
     start = j;

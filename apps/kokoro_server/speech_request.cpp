@@ -205,10 +205,13 @@ std::variant<SpeechRequest, ApiError> parse_speech_request(std::string_view body
   json j;
   try {
     j = json::parse(body.begin(), body.end());
-  } catch (const json::exception& e) {
-    const std::string what = e.what();
-    if (what.find("UTF-8") != std::string::npos) return bad_request("request body is not valid UTF-8: " + what, "input", "invalid_utf8");
-    return bad_request("request body is not valid JSON: " + what, "", "invalid_json");
+  } catch (const json::parse_error& e) {
+    // The position only: nlohmann's message quotes the bytes it read, which may be the invalid ones.
+    if (std::string_view(e.what()).find("UTF-8") != std::string_view::npos)
+      return bad_request("input is not valid UTF-8 (byte " + std::to_string(e.byte) + " of the body)", "input", "invalid_utf8");
+    return bad_request("request body is not valid JSON (byte " + std::to_string(e.byte) + ")", "", "invalid_json");
+  } catch (const json::exception&) {
+    return bad_request("request body is not valid JSON", "", "invalid_json");
   }
   if (!j.is_object()) return bad_request("request body must be a JSON object", "", "invalid_json");
   SpeechRequest r;
