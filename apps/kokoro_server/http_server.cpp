@@ -68,6 +68,8 @@ class HttpConnection {
       co_await http::async_read_header(stream_, buffer_, parser, net::redirect_error(use_awaitable, ec));
       if (ec) {
         if (ec == http::error::header_limit) co_await send_error(11, ApiError{431, "request header too large"}, false);
+        else if (ec == http::error::body_limit)  // a Content-Length over the limit is refused before the body
+          co_await send_error(11, body_too_large(), false, 413);
         else if (ec != http::error::end_of_stream && ec != beast::error::timeout && ec != net::error::connection_reset &&
                  ec != net::error::eof && ec != net::error::operation_aborted)
           co_await send_error(11, ApiError{400, "malformed HTTP request: " + ec.message()}, false);
@@ -85,12 +87,7 @@ class HttpConnection {
       stream_.expires_after(opt.body_timeout);
       co_await http::async_read(stream_, buffer_, parser, net::redirect_error(use_awaitable, ec));
       if (ec) {
-        if (ec == http::error::body_limit)
-          co_await send_error(header.version(),
-                              bad_request("request body too large (input is limited to " +
-                                              std::to_string(opt.limits.max_input_chars) + " characters)",
-                                          "input", "input_too_long"),
-                              false, 413);
+        if (ec == http::error::body_limit) co_await send_error(header.version(), body_too_large(), false, 413);
         else if (ec != beast::error::timeout && ec != http::error::end_of_stream && ec != net::error::eof)
           co_await send_error(header.version(), ApiError{400, "malformed HTTP request: " + ec.message()}, false);
         break;
@@ -104,6 +101,12 @@ class HttpConnection {
   }
 
  private:
+  ApiError body_too_large() const {
+    return bad_request("request body too large (input is limited to " +
+                           std::to_string(server_.options().limits.max_input_chars) + " characters)",
+                       "input", "input_too_long");
+  }
+
   // Returns whether the connection may carry another request.
   net::awaitable<bool> handle(Request& req) {
     const std::string target(req.target());

@@ -38,13 +38,15 @@ int main(int argc, char** argv) {
   int http_port = 8880, wyoming_port = 10200, max_sessions = 8, threads = 0;
   std::string api_key;
   if (const char* k = std::getenv("KOKORO_API_KEY")) api_key = k;
-  bool zeroconf = false, verbose = false, no_warmup = false;
+  bool zeroconf = false, verbose = false, no_warmup = false, no_http = false, no_wyoming = false;
   kokoro::server::ServerOptions options;
   size_t max_input = options.limits.max_input_chars;
   int idle = 60, header = 10;
   app.add_option("--host", host, "Address to listen on (0.0.0.0 or :: for every interface)")->capture_default_str();
-  app.add_option("--http-port", http_port, "HTTP port (0: any free port, -1: no HTTP)")->capture_default_str();
-  app.add_option("--wyoming-port", wyoming_port, "Wyoming TCP port (0: any free port, -1: no Wyoming)")->capture_default_str();
+  app.add_option("--http-port", http_port, "HTTP port (0: any free port)")->check(CLI::Range(0, 65535))->capture_default_str();
+  app.add_option("--wyoming-port", wyoming_port, "Wyoming TCP port (0: any free port)")->check(CLI::Range(0, 65535))->capture_default_str();
+  app.add_flag("--no-http", no_http, "Serve no HTTP");
+  app.add_flag("--no-wyoming", no_wyoming, "Serve no Wyoming");
   app.add_option("--api-key", api_key, "Require 'Authorization: Bearer KEY' (default: $KOKORO_API_KEY; none if empty)");
   app.add_option("--max-sessions", max_sessions, "Engine sessions at most (concurrent utterances)")->check(CLI::Range(1, 256))->capture_default_str();
   app.add_option("--max-input-chars", max_input, "Longest input text accepted, in characters")->check(CLI::Range(1, 10000000))->capture_default_str();
@@ -95,17 +97,17 @@ int main(int argc, char** argv) {
   std::unique_ptr<kokoro::server::ZeroconfAnnouncement> announcement;
   try {
     std::string listening;
-    if (http_port >= 0) {
+    if (!no_http) {
       const auto port = server.listen_http(host, static_cast<uint16_t>(http_port));
       listening += " http://" + host + ":" + std::to_string(port);
     }
-    if (wyoming_port >= 0) {
+    if (!no_wyoming) {
       const auto port = server.listen_wyoming(host, static_cast<uint16_t>(wyoming_port));
       listening += " wyoming tcp://" + host + ":" + std::to_string(port);
       if (zeroconf) announcement = std::make_unique<kokoro::server::ZeroconfAnnouncement>("kokoro", port);
     }
     if (listening.empty()) {
-      std::fprintf(stderr, "kokoro-server: nothing to serve (--http-port -1 and --wyoming-port -1)\n");
+      std::fprintf(stderr, "kokoro-server: nothing to serve (--no-http and --no-wyoming)\n");
       return 2;
     }
     // Tests and scripts wait for this line (and read the ports from it when asked for port 0).
