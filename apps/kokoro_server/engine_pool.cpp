@@ -1,5 +1,7 @@
 #include "apps/kokoro_server/engine_pool.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 
 namespace kokoro::server {
@@ -15,6 +17,11 @@ struct EnginePool::Slot {
 };
 
 namespace {
+
+// The engine's own admission figures (engine/compute_scheduler.h: kNominalStreamLoad, the 0.85 headroom), for
+// the requests kokoro_model_load cannot see yet.
+constexpr double kNominalStreamLoad = 0.35;
+constexpr double kAdmissionHeadroom = 0.85;
 
 int on_audio(const float* samples, size_t count, void* user) {
   return static_cast<SpeechStream*>(user)->push_audio(samples, count) ? 0 : 1;
@@ -103,12 +110,23 @@ std::unique_ptr<EnginePool::Lease> EnginePool::acquire(std::string* why) {
   }
   kokoro_load load{};
   load.size = sizeof load;
-  if (kokoro_model_load(model_, &load) == KOKORO_OK && !load.admit) {
-    char text[160];
-    std::snprintf(text, sizeof text, "no capacity for one more real-time stream (%d speaking, demand %.2f of %.2f cores)",
-                  load.speaking, load.demand, load.capacity);
-    *why = text;
-    return nullptr;
+  if (kokoro_model_load(model_, &load) == KOKORO_OK) {
+    // Leases whose job has not reached kokoro_session_speak yet (a burst of requests arrives faster than the
+    // engine threads start speaking) are not in the model's demand: count each as a typical stream, so that
+    // sixteen requests at once do not all see an idle model.
+    int pending = -load.speaking;
+    for (auto& s : slots_) pending += s->leased ? 1 : 0;
+    const double per_stream = load.speaking > 0 ? load.demand / load.speaking : kNominalStreamLoad;
+    const bool fits = load.admit && (pending <= 0 || load.demand + per_stream * (pending + 1) <=
+                                                         load.capacity * kAdmissionHeadroom);
+    if (!fits) {
+      char text[200];
+      std::snprintf(text, sizeof text,
+                    "no capacity for one more real-time stream (%d speaking, %d starting, demand %.2f of %.2f cores)",
+                    load.speaking, std::max(pending, 0), load.demand, load.capacity);
+      *why = text;
+      return nullptr;
+    }
   }
   if (!free_slot) {
     auto slot = std::make_unique<Slot>();
