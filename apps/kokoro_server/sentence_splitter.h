@@ -16,6 +16,8 @@ class SentenceSplitter {
   std::vector<std::string> add(std::string_view text);
   // The text left over (trimmed; "" if none); the splitter is empty afterwards.
   std::string finish();
+  // Bytes held back waiting for a sentence end (a client that never ends a sentence must not grow it forever).
+  size_t pending() const { return pending_.size(); }
 
  private:
   std::string pending_;

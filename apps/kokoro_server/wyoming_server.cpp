@@ -41,6 +41,7 @@ std::string voice_language(const std::string& voice) {
 }
 
 constexpr int kChunkSamples = 2048;  // ~85 ms per audio-chunk event
+constexpr size_t kMaxPendingText = 16 * 1024;  // streamed text without a sentence end, spoken once this long
 
 }  // namespace
 
@@ -139,8 +140,10 @@ class WyomingConnection {
       if (!streaming_ || stream_failed_) co_return true;
       auto t = e.data.find("text");
       if (t == e.data.end() || !t->is_string()) co_return true;
-      for (const auto& sentence : splitter_.add(t->get<std::string>()))
-        if (!co_await speak(*lease_, sentence, stream_voice_, stream_language_)) co_return false;
+      std::vector<std::string> ready = splitter_.add(t->get<std::string>());
+      if (splitter_.pending() > kMaxPendingText) ready.push_back(splitter_.finish());  // no end in sight: speak it
+      for (const auto& sentence : ready)
+        if (!sentence.empty() && !co_await speak(*lease_, sentence, stream_voice_, stream_language_)) co_return false;
       co_return true;
     }
     if (e.type == "synthesize-stop") {
