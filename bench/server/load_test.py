@@ -203,8 +203,11 @@ def main():
             http = asyncio.run(ttfa_compare(port, args.repeat))
             after = kokoro_bench_ttfa(args.bench, args.repeat)
             report["ttfa"] = {"http_ms": [1000 * t for t in http], "kokoro_bench_before": before, "kokoro_bench_after": after}
-            print(f"HTTP TTFA short sentences: p50 {1000 * pct(http, 0.5):.1f} ms, p95 {1000 * pct(http, 0.95):.1f} ms "
-                  f"({len(http)} requests); kokoro-bench JSON in --json (before and after)", flush=True)
+            print(f"short sentences (bench/corpus/short.txt x {args.repeat}), TTFA p50 / p95 ms:", flush=True)
+            for name, b in (("kokoro-bench (engine, before)", before), ("kokoro-bench (engine, after)", after)):
+                print(f"  {name:32s} {b['ttfa_ms_p50']:7.1f} / {b['ttfa_ms_p95']:7.1f}   load {b['loadavg_1m'][0]:.2f}")
+            print(f"  {'kokoro-server over HTTP (pcm)':32s} {1000 * pct(http, 0.5):7.1f} / {1000 * pct(http, 0.95):7.1f}   "
+                  f"({len(http)} requests, load {load_avg()[0]:.2f})", flush=True)
         elif args.soak > 0:
             clients = int(args.clients.split(",")[0])
             t_end = time.time() + args.soak
