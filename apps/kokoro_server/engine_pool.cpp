@@ -1,6 +1,7 @@
 #include "apps/kokoro_server/engine_pool.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <stdexcept>
 
@@ -167,6 +168,29 @@ EnginePool::Lease::~Lease() {
   if (stop) kokoro_session_stop(slot_.session);
   std::lock_guard<std::mutex> lock(pool_.mutex_);
   slot_.leased = false;
+}
+
+void EnginePool::stop_all() {
+  std::vector<kokoro_session*> sessions;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& s : slots_) {
+      for (auto& job : s->jobs) job.stream->cancel();
+      if (s->running) s->running->cancel();
+      sessions.push_back(s->session);
+    }
+  }
+  for (auto* session : sessions) kokoro_session_stop(session);
+  // A cancelled job returns within a slice; queued ones return at once.
+  for (int i = 0; i < 1000; ++i) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      bool busy = false;
+      for (auto& s : slots_) busy |= s->running != nullptr || !s->jobs.empty();
+      if (!busy) return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 kokoro_load EnginePool::load() {

@@ -60,6 +60,9 @@ class EnginePool {
 
   kokoro_load load();
   int leased() const;
+  // Shutdown, before the I/O side goes: stops every job (queued or speaking) and waits until the session
+  // threads are idle, so that no engine thread touches a connection afterwards. Leases stay valid.
+  void stop_all();
 
  private:
   void run(Slot& slot);

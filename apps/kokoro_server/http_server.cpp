@@ -319,8 +319,8 @@ class HttpConnection {
 
 net::awaitable<void> Server::http_connection(tcp::socket socket) {
   struct Count {
-    std::atomic<size_t>& n;
-    ~Count() { --n; }
+    std::shared_ptr<std::atomic<size_t>> n;
+    ~Count() { --*n; }
   } count{http_connections_};
   boost::system::error_code ignored;
   socket.set_option(tcp::no_delay(true), ignored);  // first audio out without Nagle's wait

@@ -127,6 +127,8 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
   io.run();
   announcement.reset();
-  pool.reset();  // stops what is still speaking and closes the sessions
+  // Order matters: engine threads stop first (none may post to the I/O side afterwards), then the I/O side
+  // goes (its suspended connections give their leases back), then the sessions and the model.
+  pool->stop_all();
   return 0;
 }

@@ -47,7 +47,7 @@ void Server::stop() {
 }
 
 net::awaitable<void> Server::accept_loop(tcp::acceptor& acceptor, bool wyoming) {
-  auto& count = wyoming ? wyoming_connections_ : http_connections_;
+  auto& count = *(wyoming ? wyoming_connections_ : http_connections_);
   for (;;) {
     boost::system::error_code ec;
     tcp::socket socket = co_await acceptor.async_accept(net::redirect_error(net::use_awaitable, ec));

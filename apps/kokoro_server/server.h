@@ -12,6 +12,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "apps/kokoro_server/engine_pool.h"
@@ -55,7 +56,10 @@ class Server {
   Metrics& metrics_;
   ServerOptions options_;
   boost::asio::ip::tcp::acceptor http_acceptor_, wyoming_acceptor_;
-  std::atomic<size_t> http_connections_{0}, wyoming_connections_{0};
+  // Shared with the connections: a connection still suspended when the server object is gone (shutdown
+  // destroys the io_context last) may count itself out safely.
+  std::shared_ptr<std::atomic<size_t>> http_connections_ = std::make_shared<std::atomic<size_t>>(0);
+  std::shared_ptr<std::atomic<size_t>> wyoming_connections_ = std::make_shared<std::atomic<size_t>>(0);
 };
 
 }  // namespace kokoro::server

@@ -271,8 +271,8 @@ class WyomingConnection {
 
 net::awaitable<void> Server::wyoming_connection(tcp::socket socket) {
   struct Count {
-    std::atomic<size_t>& n;
-    ~Count() { --n; }
+    std::shared_ptr<std::atomic<size_t>> n;
+    ~Count() { --*n; }
   } count{wyoming_connections_};
   boost::system::error_code ignored;
   socket.set_option(tcp::no_delay(true), ignored);

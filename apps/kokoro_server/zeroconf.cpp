@@ -51,7 +51,7 @@ ZeroconfAnnouncement::ZeroconfAnnouncement(const std::string& name, uint16_t por
   if (state_->poll)
     state_->client = avahi_client_new(avahi_threaded_poll_get(state_->poll), AVAHI_CLIENT_NO_FAIL, client_changed, state_, &error);
   if (!state_->client) {
-    std::fprintf(stderr, "kokoro-server: zeroconf: %s\n", avahi_strerror(error));
+    std::fprintf(stderr, "kokoro-server: zeroconf: %s (no announcement; serving anyway)\n", avahi_strerror(error));
     return;
   }
   avahi_threaded_poll_start(state_->poll);
