@@ -209,7 +209,7 @@ bool parse_mode(const std::string& name, kokoro::SynthesisMode& mode, int& statu
 
 // The session's engine for this mode: the existing one when the mode matches, else a new one (the old one is
 // destroyed first; its threads are idle between calls).
-int prepare_engine(kokoro_session& s, kokoro::SynthesisMode mode, const CallSettings& c) {
+int prepare_engine(kokoro_session& s, kokoro::SynthesisMode mode) {
   if (s.engine && s.engine_mode == mode) return KOKORO_OK;
   std::unique_ptr<kokoro::StreamEngine> old;
   {
@@ -219,7 +219,10 @@ int prepare_engine(kokoro_session& s, kokoro::SynthesisMode mode, const CallSett
   old.reset();  // joins its threads: outside the lock, which a callback's stop request takes
   std::unique_ptr<kokoro::StreamEngine> engine;
   try {
-    engine = s.model->model->new_session(s.sink, mode, c.voice, c.language, kokoro::EngineVoice{});
+    // No voice or language of its own: every call brings them (kokoro::UtteranceSettings).
+    const kokoro::Model& m = *s.model->model;
+    engine = std::make_unique<kokoro::StreamEngine>(m.synthesizer(), m.frontend("en-us"), kokoro::VoicePack{}, s.sink,
+                                                    kokoro::EngineVoice{}, mode, m.stream_options(mode, ""));
   } catch (const std::exception& ex) {
     return fail(KOKORO_ERR_MODEL, ex.what());
   }
@@ -286,7 +289,7 @@ int speak(kokoro_session& s, const char* text, const kokoro_speak_options* optio
     return fail(KOKORO_ERR_LANGUAGE, ex.what());
   }
   settings.voice_options = kokoro::EngineVoice{c.speed, c.phonemes, c.seed, false};
-  if (int rc = prepare_engine(s, mode, c); rc != KOKORO_OK) return rc;
+  if (int rc = prepare_engine(s, mode); rc != KOKORO_OK) return rc;
 
   {
     // Under stop_mutex: a stop either comes first (nothing is said) or stops what was said.
@@ -399,6 +402,9 @@ std::shared_ptr<kokoro_session> new_session(const std::shared_ptr<kokoro_model>&
   }
   // A callback's nonzero return stops like kokoro_session_stop (the session outlives the call that runs it).
   s->sink.set_stop_handler([](void* session) { stop(*static_cast<kokoro_session*>(session)); }, s.get());
+  // Its engine (threads, rings) now: a session counts in the model's load from its start, and its first
+  // call does not pay for the threads.
+  if (prepare_engine(*s, mode) != KOKORO_OK) return nullptr;
   return s;
 }
 

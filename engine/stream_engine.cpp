@@ -42,14 +42,6 @@ size_t piece_end(const std::string& text, size_t begin, size_t max_bytes) {
 
 constexpr int64_t kAsrDim = 512;
 
-// Text the frontend will read as SSML: forced on, or (automatic) starting with <speak> after blanks.
-bool looks_like_ssml(const std::string& text, const FrontendOptions& o) {
-  if (o.ssml == FrontendOptions::Ssml::on) return true;
-  if (o.ssml == FrontendOptions::Ssml::off) return false;
-  const size_t first = text.find_first_not_of(" \t\r\n");
-  return first != std::string::npos && text.compare(first, 6, "<speak") == 0;
-}
-
 }  // namespace
 
 StreamEngine::StreamEngine(std::shared_ptr<const Synthesizer> synth, std::shared_ptr<const Frontend> frontend,
@@ -63,7 +55,7 @@ StreamEngine::StreamEngine(std::shared_ptr<const Synthesizer> synth, std::shared
       voice_options_(voice_options),
       mode_(mode),
       options_(std::move(options)),
-      frames_(std::max<size_t>(options_.frame_ring_frames, 1)),
+      work_(kWorkRingItems),
       audio_(static_cast<size_t>(std::max(options_.audio_ring_seconds, 0.05) * kSampleRate)),
       events_(4096) {
   if (sink_.input_rate() != kSampleRate)
@@ -111,6 +103,7 @@ StreamEngine::~StreamEngine() {
   acoustic_.join();
   vocoder_.join();
   output_.join();
+  for (WorkItem item{}; work_.pop(item);) delete item.segment;  // segments nobody took
   if (options_.scheduler) options_.scheduler->remove_session(reinterpret_cast<uintptr_t>(this));
 }
 
@@ -164,6 +157,7 @@ StreamEngineStats StreamEngine::stats() const {
   s.frames_produced = frames_produced_.load();
   s.text_bytes_segmented = text_bytes_.load();
   s.max_frames_queued = max_frames_queued_.load();
+  s.acoustic_waiting = acoustic_waiting_.load();
   s.max_audio_queued = max_audio_queued_.load();
   s.samples_to_sink = samples_to_sink_.load();
   s.chunks = chunks_.load();
@@ -209,30 +203,6 @@ void StreamEngine::add_synth_seconds(uint64_t utterance, double seconds) {
   if (auto it = utterances_.find(utterance); it != utterances_.end()) it->second.report.synth_seconds += seconds;
 }
 
-int64_t StreamEngine::deadline_ns(uint64_t utterance, uint64_t ahead_samples) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto it = utterances_.find(utterance);
-  if (it == utterances_.end()) return steady_now_ns();
-  const Utterance& u = it->second;
-  if (!u.started_audio) {
-    const int64_t queued = std::chrono::duration_cast<std::chrono::nanoseconds>(u.queued.time_since_epoch()).count();
-    return std::max(queued, previous_dry_ns_);
-  }
-  const uint64_t end = audio_.write_position() + ahead_samples;
-  const double ahead_s = static_cast<double>(end - std::min(end, u.playback_pos)) / kSampleRate;
-  return u.playback_ns + static_cast<int64_t>(ahead_s * 1e9);
-}
-
-bool StreamEngine::take_turn(ComputeScheduler::Turn& turn, uint64_t generation, int64_t deadline) {
-  if (!options_.scheduler) return true;
-  turn = options_.scheduler->acquire(deadline, [&] { return quit_.load() || stale(generation); });
-  return options_.scheduler->granted(turn);
-}
-
-void StreamEngine::report_work(double compute_seconds, double audio_seconds) {
-  if (options_.scheduler) options_.scheduler->report_work(reinterpret_cast<uintptr_t>(this), compute_seconds, audio_seconds);
-}
-
 void StreamEngine::fail_utterance(uint64_t utterance, const std::string& error) {
   spdlog::debug("utterance {} failed: {}", utterance, error);
   std::lock_guard<std::mutex> lock(mutex_);
@@ -272,12 +242,22 @@ void StreamEngine::report_stale() {
 
 // ---------------------------------------------------------------- acoustic worker
 
-bool StreamEngine::push_frame_item(const FrameItem& item) {
-  while (!frames_.push(item)) {
-    if (quit_.load() || stale(item.generation)) return false;
-    nap();  // back-pressure: the vocoder is behind
+bool StreamEngine::push_work(const WorkItem& item) {
+  const uint64_t frames = item.segment ? static_cast<uint64_t>(item.segment->frames()) : 0;
+  auto in_flight = [&] { return frames_produced_.load() - frames_vocoded_.load(); };
+  // Back-pressure: the vocoder is behind (frames in flight), or the ring is full of small items.
+  while ((frames > 0 && in_flight() > 0 && in_flight() + frames > options_.frame_ring_frames) || !work_.push(item)) {
+    if (quit_.load() || stale(item.generation)) {
+      acoustic_waiting_.store(false);
+      delete item.segment;
+      return false;
+    }
+    acoustic_waiting_.store(true);
+    nap();
   }
-  update_max(max_frames_queued_, frames_.capacity() - frames_.space());
+  acoustic_waiting_.store(false);
+  frames_produced_.fetch_add(frames);
+  update_max(max_frames_queued_, in_flight());
   wake();
   return true;
 }
@@ -299,48 +279,61 @@ void StreamEngine::acoustic_loop() {
       settings = it->second.settings;
     }
     if (stale(item.generation)) continue;  // the output thread reports it as interrupted
-    FrameItem marker{};
-    marker.kind = FrameItem::utterance_begin;
+    WorkItem marker{};
+    marker.kind = WorkItem::Kind::utterance_begin;
     marker.generation = item.generation;
     marker.utterance = item.id;
-    if (!push_frame_item(marker)) continue;
+    if (!push_work(marker)) continue;
     try {
       speak_text(item.id, item.generation, text, settings);
     } catch (const std::exception& e) {
       fail_utterance(item.id, e.what());
     }
-    marker.kind = FrameItem::utterance_end;
-    push_frame_item(marker);
+    marker.kind = WorkItem::Kind::utterance_end;
+    push_work(marker);
   }
 }
 
 bool StreamEngine::push_silence(uint64_t id, uint64_t generation, double seconds) {
   const int64_t samples = std::llround(std::max(0.0, seconds) * kSampleRate);
   if (samples == 0) return true;
-  FrameItem item{};
-  item.kind = FrameItem::silence;
+  WorkItem item{};
+  item.kind = WorkItem::Kind::silence;
   item.generation = generation;
   item.utterance = id;
-  item.a = samples;
-  return push_frame_item(item);
+  item.silence_samples = samples;
+  return push_work(item);
 }
 
+uint64_t StreamEngine::remember_mark(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const uint64_t index = mark_base_ + mark_names_.size();
+  mark_names_.push_back(name);
+  while (mark_names_.size() > 4096) {  // bounded: a mark is delivered long before 4096 more are made
+    mark_names_.pop_front();
+    ++mark_base_;
+  }
+  return index;
+}
+
+// A mark inside a segment: an event among its words, `at_s` into the segment.
+StreamEngine::EventItem StreamEngine::inner_mark(const std::string& name, double at_s) {
+  EventItem e{};
+  e.kind = EventItem::mark;
+  e.position = e.end_position = static_cast<uint64_t>(std::llround(at_s * kSampleRate));  // relative
+  e.text_begin = remember_mark(name);
+  return e;
+}
+
+// Marks between segments: items of their own, delivered where the audio has got to.
 bool StreamEngine::push_marks(uint64_t id, uint64_t generation, const std::vector<std::string>& names) {
   for (const std::string& name : names) {
-    FrameItem item{};
-    item.kind = FrameItem::mark;
+    WorkItem item{};
+    item.kind = WorkItem::Kind::mark;
     item.generation = generation;
     item.utterance = id;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      item.a = static_cast<int64_t>(mark_base_ + mark_names_.size());
-      mark_names_.push_back(name);
-      while (mark_names_.size() > 4096) {  // bounded: a mark is delivered long before 4096 more are made
-        mark_names_.pop_front();
-        ++mark_base_;
-      }
-    }
-    if (!push_frame_item(item)) return false;
+    item.mark = remember_mark(name);
+    if (!push_work(item)) return false;
   }
   return true;
 }
@@ -359,12 +352,10 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
   const EngineVoice& voice_options = settings.voice_options;
   const Frontend& frontend = *settings.frontend;
   AlignedFeatures feats;
-  FrameItem item{};
-  item.generation = generation;
-  item.utterance = id;
   bool first_segment = true;
   for (size_t begin = 0; begin < text.size();) {
-    const bool whole = voice_options.phoneme_input || looks_like_ssml(text, frontend.options());
+    // SSML goes to the frontend whole (a piece of it would not parse).
+    const bool whole = voice_options.phoneme_input || frontend.reads_as_ssml(text);
     const size_t end = whole ? text.size() : piece_end(text, begin, options_.text_piece_bytes);
     const std::string piece = text.substr(begin, end - begin);
     std::vector<Segment> segments;
@@ -388,7 +379,15 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
       const Segment& seg = segments[si];
       if (stale(generation) || quit_.load()) return;
       std::vector<int64_t> ids = tokenize(seg.phonemes, vocab_);
-      if (ids.empty()) continue;
+      if (ids.empty()) {  // nothing to say (symbols only), but its pauses and marks still come, in order
+        if (seg.pause_before > 0 && !push_silence(id, generation, seg.pause_before)) return;
+        if (!push_marks(id, generation, seg.marks)) return;
+        for (const InnerMark& m : seg.inner_marks)
+          if (!push_marks(id, generation, {m.name})) return;
+        if (seg.pause_after > 0 && !push_silence(id, generation, seg.pause_after)) return;
+        if (!push_marks(id, generation, seg.marks_after)) return;
+        continue;
+      }
       const size_t n_phonemes = utf8::count_code_points(seg.phonemes);
       if (n_phonemes > static_cast<size_t>(kMaxPhonemes))
         throw Error("segment of " + std::to_string(n_phonemes) + " phonemes exceeds the model's 510");
@@ -413,46 +412,50 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
       acoustic_frames_ += static_cast<double>(F);  // frames per (speed-scaled) phoneme, for the estimates
       acoustic_phonemes_ += scaled_phonemes[si];
 
-      item.kind = FrameItem::segment_begin;
-      item.a = F;
-      item.b = static_cast<int64_t>(begin + seg.text_begin);
-      item.c = static_cast<int64_t>(begin + seg.text_end);
-      std::copy(style, style + kStyleDim, item.payload);
-      // After the style: the estimated frames of the segments after this one in the piece (as many as fit),
-      // and whether it is the utterance's last segment.
-      int64_t following = 0;
+      auto segment = std::make_unique<AlignedSegment>();
+      AlignedSegment& a = *segment;
+      a.style.assign(style, style + kStyleDim);
+      a.text_begin = static_cast<int64_t>(begin + seg.text_begin);
+      a.text_end = static_cast<int64_t>(begin + seg.text_end);
+      // The estimated frames of the segments after this one in the piece, and whether it is the
+      // utterance's last segment.
       bool more_speech = false;
       for (size_t j = si + 1; j < segments.size(); ++j) {
         if (scaled_phonemes[j] <= 0) continue;
         more_speech = true;
-        if (following < FrameItem::kPayload - kStyleDim)
-          item.payload[kStyleDim + following++] = static_cast<float>(scaled_phonemes[j] * frames_per_phoneme());
+        a.following_frames.push_back(scaled_phonemes[j] * frames_per_phoneme());
       }
-      item.x = static_cast<double>(following);
-      item.y = !more_speech && end == text.size() ? 1.0 : 0.0;
-      if (!push_frame_item(item)) return;
+      a.last = !more_speech && end == text.size();
       if (!voice_options.phoneme_input) {
+        // A mark inside the segment comes where its word starts (at the segment's end if that word got no
+        // timing), before the word's own event.
+        size_t next_mark = 0;
+        const std::vector<InnerMark>& marks = seg.inner_marks;
         for (const WordTiming& w : word_timings(seg, feats.durations)) {
-          item.kind = FrameItem::word;
-          item.a = static_cast<int64_t>(begin + w.text_begin);
-          item.b = static_cast<int64_t>(begin + w.text_end);
-          item.x = w.start_s;
-          item.y = w.end_s;
-          if (!push_frame_item(item)) return;
+          for (; next_mark < marks.size() && marks[next_mark].word_begin <= w.text_begin; ++next_mark)
+            a.words.push_back(inner_mark(marks[next_mark].name, w.start_s));
+          EventItem e{};
+          e.kind = EventItem::word;
+          e.text_begin = begin + w.text_begin;
+          e.text_end = begin + w.text_end;
+          e.position = static_cast<uint64_t>(std::llround(w.start_s * kSampleRate));  // relative to the segment
+          e.end_position = static_cast<uint64_t>(std::llround(w.end_s * kSampleRate));
+          a.words.push_back(e);
         }
+        const double segment_s = static_cast<double>(F * kSamplesPerFrame) / kSampleRate;
+        for (; next_mark < marks.size(); ++next_mark) a.words.push_back(inner_mark(marks[next_mark].name, segment_s));
       }
-      item.kind = FrameItem::frame;
-      for (int64_t f = 0; f < F; ++f) {
-        for (int64_t c = 0; c < kAsrDim; ++c) item.payload[c] = feats.asr.data()[c * F + f];
-        item.payload[kAsrDim] = feats.f0.data()[2 * f];
-        item.payload[kAsrDim + 1] = feats.f0.data()[2 * f + 1];
-        item.payload[kAsrDim + 2] = feats.n.data()[2 * f];
-        item.payload[kAsrDim + 3] = feats.n.data()[2 * f + 1];
-        if (!push_frame_item(item)) return;
-        frames_produced_.fetch_add(1);
-      }
-      item.kind = FrameItem::segment_end;
-      if (!push_frame_item(item)) return;
+      a.asr = std::move(feats.asr);
+      a.f0 = std::move(feats.f0);
+      a.n = std::move(feats.n);
+      if (a.frames() != F) throw Error("streaming engine: aligned features of " + std::to_string(a.frames()) +
+                                        " frames, durations say " + std::to_string(F) + " (internal)");
+      WorkItem item{};
+      item.kind = WorkItem::Kind::segment;
+      item.generation = generation;
+      item.utterance = id;
+      item.segment = segment.release();
+      if (!push_work(item)) return;
       if (seg.pause_after > 0 && !push_silence(id, generation, seg.pause_after)) return;
       if (!push_marks(id, generation, seg.marks_after)) return;
       if (first_segment && options_.first_segment_first && !wait_first_segment(id, generation)) return;
@@ -491,9 +494,9 @@ bool StreamEngine::push_event(const EventItem& e, uint64_t generation) {
 }
 
 void StreamEngine::vocoder_loop() {
-  FrameItem item{};
+  WorkItem item{};
   for (;;) {
-    if (!frames_.pop(item)) {
+    if (!work_.pop(item)) {
       if (quit_.load()) return;
       if (idle_release_due_ && Clock::now() >= *idle_release_due_) {
         idle_release_due_.reset();
@@ -503,12 +506,14 @@ void StreamEngine::vocoder_loop() {
       continue;
     }
     idle_release_due_.reset();  // work again (set anew at the end of an utterance)
+    std::unique_ptr<AlignedSegment> segment(item.segment);  // freed here whatever happens to it
+    if (segment) frames_vocoded_.fetch_add(static_cast<uint64_t>(segment->frames()));
     if (stale(item.generation)) continue;
     EventItem e{};
     e.generation = item.generation;
     e.utterance = item.utterance;
     switch (item.kind) {
-      case FrameItem::utterance_begin:
+      case WorkItem::Kind::utterance_begin:
         // The marker the output thread uses to tell this utterance's audio from stale audio.
         e.kind = EventItem::utterance_start;
         e.position = e.end_position = audio_.write_position();
@@ -521,57 +526,32 @@ void StreamEngine::vocoder_loop() {
         preroll_begin(item.utterance);  // before the marker: the output thread must see the hold with it
         push_event(e, item.generation);
         break;
-      case FrameItem::segment_begin:
-        seg_.utterance = item.utterance;
-        seg_.style.assign(item.payload, item.payload + kStyleDim);
-        seg_.expected = item.a;
-        seg_.text_begin = item.b;
-        seg_.text_end = item.c;
-        seg_.asr.clear();
-        seg_.f0.clear();
-        seg_.n.clear();
-        seg_.words.clear();
-        seg_.last = item.y > 0.5;
-        seg_.following_frames.assign(item.payload + kStyleDim, item.payload + kStyleDim + static_cast<int64_t>(item.x));
-        break;
-      case FrameItem::word:
-        e.kind = EventItem::word;
-        e.text_begin = static_cast<uint64_t>(item.a);
-        e.text_end = static_cast<uint64_t>(item.b);
-        e.position = static_cast<uint64_t>(std::llround(item.x * kSampleRate));  // relative until the segment starts
-        e.end_position = static_cast<uint64_t>(std::llround(item.y * kSampleRate));
-        seg_.words.push_back(e);
-        break;
-      case FrameItem::frame:
-        frames_vocoded_.fetch_add(1);
-        seg_.asr.insert(seg_.asr.end(), item.payload, item.payload + kAsrDim);
-        seg_.f0.insert(seg_.f0.end(), item.payload + kAsrDim, item.payload + kAsrDim + 2);
-        seg_.n.insert(seg_.n.end(), item.payload + kAsrDim + 2, item.payload + kAsrDim + 4);
-        break;
-      case FrameItem::segment_end:
+      case WorkItem::Kind::segment:
+        seg_ = std::move(*segment);
         try {
           synthesize_segment(item.generation, item.utterance);
         } catch (const std::exception& ex) {
           fail_utterance(item.utterance, ex.what());
         }
+        seg_ = AlignedSegment{};
         mark_first_segment(item.utterance);  // also when it failed or went stale: never leave the acoustic worker waiting
         break;
-      case FrameItem::mark:
+      case WorkItem::Kind::mark:
         e.kind = EventItem::mark;
         e.position = e.end_position = audio_.write_position();
-        e.text_begin = static_cast<uint64_t>(item.a);
+        e.text_begin = item.mark;
         push_event(e, item.generation);
         break;
-      case FrameItem::silence: {
-        const std::vector<float> zeros(std::min<int64_t>(item.a, kSampleRate), 0.0f);
-        for (int64_t left = item.a; left > 0;) {
+      case WorkItem::Kind::silence: {
+        const std::vector<float> zeros(std::min<int64_t>(item.silence_samples, kSampleRate), 0.0f);
+        for (int64_t left = item.silence_samples; left > 0;) {
           const int64_t n = std::min<int64_t>(left, static_cast<int64_t>(zeros.size()));
           if (!push_audio(zeros.data(), static_cast<size_t>(n), item.generation)) break;
           left -= n;
         }
         break;
       }
-      case FrameItem::utterance_end:
+      case WorkItem::Kind::utterance_end:
         if (preroll_.active) preroll_release();  // all of it is vocoded
         {
           // The next utterance of this session waits behind this one's audio, not before it.
@@ -584,8 +564,6 @@ void StreamEngine::vocoder_loop() {
         push_event(e, item.generation);
         // Not at once: a next utterance that follows within the delay would fault everything in again.
         idle_release_due_ = Clock::now() + kIdleReleaseDelay;
-        break;
-      default:
         break;
     }
   }
@@ -600,24 +578,15 @@ void StreamEngine::return_idle_memory() {
   return_free_heap_pages();
 }
 
-bool StreamEngine::may_release_pages() const {
-  if (!options_.scheduler) return true;
-  bool me = false;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    me = !utterances_.empty();
-  }
-  return options_.scheduler->load().speaking <= (me ? 1 : 0);
-}
+
 
 void StreamEngine::synthesize_segment(uint64_t generation, uint64_t utterance) {
-  const int64_t F = static_cast<int64_t>(seg_.f0.size() / 2);
-  if (F != seg_.expected || F < 1)
-    throw Error("streaming engine: segment has " + std::to_string(F) + " frames, expected " +
-                std::to_string(seg_.expected) + " (internal)");
-  Tensor asr({kAsrDim, F}), f0 = Tensor::from(seg_.f0.data(), {2 * F}), n = Tensor::from(seg_.n.data(), {2 * F});
-  for (int64_t f = 0; f < F; ++f)
-    for (int64_t c = 0; c < kAsrDim; ++c) asr.data()[c * F + f] = seg_.asr[f * kAsrDim + c];
+  const int64_t F = seg_.frames();
+  if (F < 1 || seg_.asr.dim(0) != kAsrDim || seg_.f0.numel() != 2 * F || seg_.n.numel() != 2 * F)
+    throw Error("streaming engine: a segment of " + std::to_string(F) + " frames with inconsistent features (internal)");
+  const Tensor& asr = seg_.asr;
+  const Tensor& f0 = seg_.f0;
+  const Tensor& n = seg_.n;
   const uint64_t start = audio_.write_position();
   const uint64_t samples = static_cast<uint64_t>(F) * kSamplesPerFrame;
   {
@@ -636,6 +605,8 @@ void StreamEngine::synthesize_segment(uint64_t generation, uint64_t utterance) {
   e.text_end = static_cast<uint64_t>(seg_.text_end);
   if (!push_event(e, generation)) return;
   for (EventItem w : seg_.words) {
+    w.generation = generation;
+    w.utterance = utterance;
     w.position = std::min(start + w.position, start + samples);
     w.end_position = std::min(start + w.end_position, start + samples);
     if (!push_event(w, generation)) return;

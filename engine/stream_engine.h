@@ -85,7 +85,8 @@ struct UtteranceSettings {
 struct StreamEngineStats {
   uint64_t frames_produced = 0;      // aligned frames the acoustic worker pushed
   uint64_t text_bytes_segmented = 0; // text bytes handed to the frontend so far
-  uint64_t max_frames_queued = 0;    // high-water mark of the frame ring
+  uint64_t max_frames_queued = 0;    // high-water mark of the frames in flight to the vocoder worker
+  bool acoustic_waiting = false;     // the acoustic worker is blocked on back-pressure now (push_work)
   uint64_t max_audio_queued = 0;     // high-water mark of the audio ring (samples)
   uint64_t samples_to_sink = 0;      // samples handed to the sink
   uint64_t chunks = 0;               // vocoder pushes (stream mode) or segments (exact mode)
@@ -120,18 +121,6 @@ class StreamEngine {
   StreamEngineStats stats() const;
   SynthesisMode mode() const { return mode_; }
 
-  // One item of the frame ring (trivially copyable, fixed size). Public for the ring's instantiation.
-  struct FrameItem {
-    // silence: a pause of `a` samples (SSML <break>), played between segments.
-    // mark: an SSML mark, `a` = its index in mark_names_.
-    enum Kind : uint32_t { utterance_begin, segment_begin, word, frame, segment_end, utterance_end, silence, mark };
-    static constexpr int kPayload = 516;  // asr [512] + F0 [2] + N [2]; a segment's style [256]
-    uint32_t kind;
-    uint64_t generation, utterance;
-    int64_t a, b, c;  // segment_begin: frames, text_begin, text_end; word: text_begin, text_end
-    double x, y;      // word: start_s, end_s within the segment
-    float payload[kPayload];
-  };
   // One item of the event ring: a StreamEvent at an absolute audio ring position, or an internal marker.
   struct EventItem {
     enum Kind : uint32_t { utterance_start, segment_start, word, segment_end, utterance_end, failed, mark };
@@ -139,6 +128,28 @@ class StreamEngine {
     uint64_t generation, utterance;
     uint64_t position, end_position;  // samples, in audio ring positions
     uint64_t text_begin, text_end;
+  };
+  // What the acoustic worker hands the vocoder worker for one segment, whole: its aligned features (the
+  // acoustic model's own tensors, moved, never copied frame by frame), its style row, its words and text,
+  // and what exact mode's pre-roll needs to know of the segments after it.
+  struct AlignedSegment {
+    Tensor asr, f0, n;                     // [512, F], [2F], [2F]
+    std::vector<float> style;              // kStyleDim
+    int64_t text_begin = 0, text_end = 0;  // bytes in the utterance's text
+    std::vector<EventItem> words;          // word events and marks inside it, positions relative to its start (samples)
+    std::vector<double> following_frames;  // estimated frames of the segments after it in its text piece
+    bool last = false;                     // the utterance's last segment (as far as the acoustic worker knows)
+    int64_t frames() const { return asr.dim(1); }
+  };
+  // One item of the work ring from the acoustic to the vocoder worker (trivially copyable: the ring copies
+  // it). A segment item owns its AlignedSegment: whoever takes it from the ring, or fails to push it, frees it.
+  struct WorkItem {
+    enum class Kind : uint32_t { utterance_begin, segment, silence, mark, utterance_end };
+    Kind kind;
+    uint64_t generation, utterance;
+    AlignedSegment* segment;  // segment
+    int64_t silence_samples;  // silence: an SSML <break> between segments
+    uint64_t mark;            // mark: an SSML <mark>, its index in mark_names_
   };
 
  private:
@@ -169,10 +180,15 @@ class StreamEngine {
   const VoicePack& voice_for(const std::string& name, const UtteranceSettings& settings);
   std::map<std::string, VoicePack> ssml_voices_;                          // acoustic worker only
   bool push_marks(uint64_t id, uint64_t generation, const std::vector<std::string>& names);
+  uint64_t remember_mark(const std::string& name);  // its index in mark_names_ (mutex_)
+  EventItem inner_mark(const std::string& name, double at_s);  // acoustic worker: a mark inside a segment
   std::deque<std::string> mark_names_;  // SSML mark names by index (mutex_); the oldest are dropped
   uint64_t mark_base_ = 0;              // index of mark_names_.front()
   void synthesize_segment(uint64_t generation, uint64_t utterance);
-  bool push_frame_item(const FrameItem& item);
+  // Acoustic worker: blocks while the ring is full, or (segments) while the frames in flight to the vocoder
+  // would pass StreamOptions::frame_ring_frames with this one (one segment always fits). False when the
+  // utterance went stale or the engine quits; a segment not pushed is freed.
+  bool push_work(const WorkItem& item);
   bool push_audio(const float* samples, size_t n, uint64_t generation);
   bool push_event(const EventItem& e, uint64_t generation);
   bool stale(uint64_t generation) const { return generation != generation_.load(std::memory_order_acquire); }
@@ -209,7 +225,9 @@ class StreamEngine {
   SynthesisMode mode_;
   StreamOptions options_;
 
-  SpscRing<FrameItem> frames_;
+  // Items, not frames: the frames in flight are bounded by StreamOptions::frame_ring_frames (push_work).
+  static constexpr size_t kWorkRingItems = 256;
+  SpscRing<WorkItem> work_;
   SpscRing<float> audio_;
   SpscRing<EventItem> events_;
 
@@ -227,22 +245,15 @@ class StreamEngine {
   std::mutex wake_mutex_;
   std::condition_variable wake_cv_;
 
-  // Vocoder worker state: the segment being collected.
-  struct Collect {
-    uint64_t utterance = 0;
-    std::vector<float> style;
-    int64_t expected = 0, text_begin = 0, text_end = 0;
-    bool last = false;                    // the utterance's last segment (as far as the acoustic worker knows)
-    std::vector<double> following_frames;  // estimated frames of the segments after it in its text piece
-    std::vector<float> asr, f0, n;  // asr frame-major [F][512], transposed when the segment is complete
-    std::vector<EventItem> words;
-  } seg_;
+  // Vocoder worker: the segment being vocoded.
+  AlignedSegment seg_;
 
   // The newest utterance whose first segment the vocoder has computed (or given up on): see first_segment_first.
   std::atomic<uint64_t> first_segment_done_{0};
   void mark_first_segment(uint64_t utterance);
   bool wait_first_segment(uint64_t utterance, uint64_t generation);
-  std::atomic<uint64_t> frames_vocoded_{0};  // frames the vocoder worker has taken from the ring
+  std::atomic<bool> acoustic_waiting_{false};
+  std::atomic<uint64_t> frames_vocoded_{0};  // frames the vocoder worker has taken from the ring (whole segments)
   std::atomic<uint64_t> frames_produced_{0}, text_bytes_{0}, max_frames_queued_{0}, max_audio_queued_{0},
       samples_to_sink_{0}, chunks_{0}, flushes_{0}, first_segment_holds_{0};
 

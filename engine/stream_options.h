@@ -67,7 +67,9 @@ struct StreamOptions {
   PrerollOptions preroll;
 
   // Bounds, i.e. back-pressure: how far each stage may run ahead of the next.
-  std::size_t frame_ring_frames = 1024;  // aligned frames between the acoustic and the vocoder worker
+  // Aligned frames in flight between the acoustic and the vocoder worker (whole segments: one segment always
+  // goes, however long).
+  std::size_t frame_ring_frames = 1024;
   // Audio between the vocoder worker and the sink writer. Generous, so that the vocoder can work ahead of
   // playback (the next segment while this one plays); barge-in drops it exactly, so size costs no latency.
   double audio_ring_seconds = 20.0;

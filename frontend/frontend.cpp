@@ -124,11 +124,6 @@ const FrontendOptions& Frontend::options() const { return impl_->options; }
 
 namespace {
 
-bool reads_as_ssml(const FrontendOptions& o, std::string_view text) {
-  return o.ssml == FrontendOptions::Ssml::on ||
-         (o.ssml == FrontendOptions::Ssml::automatic && ssml::looks_like_ssml(text));
-}
-
 // Malformed SSML that was only detected (not asked for) is read as its text with the tags blanked out
 // (offsets stay those of the input), so that segment() keeps never throwing for plain-text callers.
 std::string without_tags(std::string_view text) {
@@ -157,8 +152,14 @@ std::optional<ssml::Document> parse_ssml(std::string_view text, const FrontendOp
 
 }  // namespace
 
+bool Frontend::reads_as_ssml(std::string_view text) const {
+  const FrontendOptions& o = impl_->options;
+  return o.ssml == FrontendOptions::Ssml::on ||
+         (o.ssml == FrontendOptions::Ssml::automatic && ssml::looks_like_ssml(text));
+}
+
 std::string Frontend::normalize(std::string_view text) const {
-  if (reads_as_ssml(impl_->options, text)) {
+  if (reads_as_ssml(text)) {
     const auto doc = parse_ssml(text, impl_->options);
     if (!doc) return normalize_plain(without_tags(text));
     std::string out;
@@ -191,7 +192,7 @@ std::string Frontend::normalize_plain(std::string_view text) const {
 }
 
 std::vector<Segment> Frontend::segment(std::string_view text) const {
-  if (!reads_as_ssml(impl_->options, text)) return segment_plain(text, impl_->options.first_segment_max_words);
+  if (!reads_as_ssml(text)) return segment_plain(text, impl_->options.first_segment_max_words);
   const auto parsed = parse_ssml(text, impl_->options);
   if (!parsed) {
     // Segment::text is the caller's text again, tags included (invalid UTF-8 read as U+FFFD, as always).
@@ -202,13 +203,24 @@ std::vector<Segment> Frontend::segment(std::string_view text) const {
   const ssml::Document& doc = *parsed;
   std::vector<Segment> out;
   double pause = 0;
-  std::vector<std::string> marks;
+  std::vector<std::string> marks;  // reached, waiting for the next spoken word
   for (const auto& piece : doc.pieces) {
     pause += piece.pause_before;
-    marks.insert(marks.end(), piece.marks.begin(), piece.marks.end());
     // Only the first piece of the utterance gets the short streaming segment.
     std::vector<Segment> segs = segment_plain(piece.text, out.empty() ? impl_->options.first_segment_max_words : 0);
+    // A mark goes with the first word that does not end before it: before the segment when that word is the
+    // segment's first, else inside the segment at that word. The segments are those of the text without
+    // the marks, so a mark changes nothing that is said.
+    size_t next_mark = 0;
     for (auto& seg : segs) {
+      for (size_t w = 0; w < seg.words.size(); ++w) {
+        for (; next_mark < piece.marks.size() && piece.marks[next_mark].at < seg.words[w].text_end; ++next_mark) {
+          if (w == 0) marks.push_back(piece.marks[next_mark].name);
+          else seg.inner_marks.push_back({piece.marks[next_mark].name, seg.words[w].text_begin});
+        }
+      }
+      seg.marks = std::move(marks);
+      marks.clear();
       // Offsets in the piece's text -> offsets in the SSML source.
       seg.text_begin = piece.begin_of[seg.text_begin];
       seg.text_end = piece.end_of[seg.text_end - 1];
@@ -216,14 +228,15 @@ std::vector<Segment> Frontend::segment(std::string_view text) const {
         w.text_begin = piece.begin_of[w.text_begin];
         w.text_end = piece.end_of[w.text_end - 1];
       }
+      for (auto& m : seg.inner_marks) m.word_begin = piece.begin_of[m.word_begin];
       seg.voice = piece.voice;
       seg.rate = piece.rate;
     }
-    if (segs.empty()) continue;  // nothing spoken: its pause and marks go to the next piece
+    // Marks after the piece's last word wait for the next spoken word (or the end).
+    for (; next_mark < piece.marks.size(); ++next_mark) marks.push_back(piece.marks[next_mark].name);
+    if (segs.empty()) continue;  // nothing spoken: its pause goes to the next piece
     segs.front().pause_before = pause;
-    segs.front().marks = std::move(marks);
     pause = 0;
-    marks.clear();
     for (auto& seg : segs) out.push_back(std::move(seg));
   }
   // What follows the last spoken text (a document with no spoken text has no segments at all).

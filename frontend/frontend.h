@@ -33,6 +33,12 @@ struct WordSpan {
   size_t phoneme_begin, phoneme_end;  // bytes in the segment's phonemes
 };
 
+// An SSML <mark> inside a segment: reached where the word that starts at `word_begin` starts.
+struct InnerMark {
+  std::string name;
+  size_t word_begin = 0;  // a WordSpan::text_begin of the segment
+};
+
 struct Segment {
   std::string text;      // the source text of the segment (valid UTF-8)
   std::string phonemes;  // vocab symbols, at most max_phonemes code points, no leading/trailing space
@@ -45,6 +51,7 @@ struct Segment {
   std::string voice;                // <voice name>; empty: the caller's voice
   double rate = 1.0;                // <prosody rate> factor on top of the caller's speed
   std::vector<std::string> marks;   // <mark> names reached just before this segment
+  std::vector<InnerMark> inner_marks;    // <mark>s before its second and later words, in order
   std::vector<std::string> marks_after;  // <mark>s after the last text (last segment only)
 };
 
@@ -101,6 +108,10 @@ class Frontend {
   // characters and punctuation as read ("3.5%，" -> "百分之三点五, "). Other languages: the text unchanged
   // (espeak-ng normalises internally).
   std::string normalize(std::string_view text) const;
+  // Whether segment() reads `text` as SSML: the one answer for the whole engine (the streaming engine
+  // hands such text to segment() whole instead of in pieces). options().ssml on: always; off: never;
+  // automatic: when it starts with <speak> (after blanks, a byte-order mark, an XML declaration, comments).
+  bool reads_as_ssml(std::string_view text) const;
   const FrontendOptions& options() const;
 
  private:

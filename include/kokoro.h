@@ -21,7 +21,9 @@
  * a size the library does not know is refused with KOKORO_ERR_STRUCT_SIZE.
  *
  * Threads: every function may be called from any thread. One kokoro_speak runs at a time per engine (a
- * second concurrent call on the same engine returns KOKORO_ERR_BUSY; use one engine per concurrent voice).
+ * second concurrent call on the same engine returns KOKORO_ERR_BUSY). For several voices or listeners at
+ * once, open one model and a session per listener (kokoro_model_open, kokoro_session_new, below): they share
+ * the weights and the compute threads instead of loading the model once per engine.
  * kokoro_stop is the call meant for other threads (barge-in). Callbacks run on an engine thread, not on the
  * caller's; inside them only kokoro_stop (or returning nonzero) and the functions that take no engine are
  * allowed.
@@ -123,7 +125,9 @@ typedef struct kokoro_speak_options {
 } kokoro_speak_options;
 
 /* Events, in the order they happen in the audio: UTTERANCE_START, then per segment (a sentence or part of
- * one) SEGMENT_START, WORD..., SEGMENT_END, and finally UTTERANCE_END (not sent when the speech is stopped). */
+ * one) SEGMENT_START, WORD..., SEGMENT_END, and finally UTTERANCE_END (not sent when the speech is stopped).
+ * An SSML <mark> comes where it stands: between segments, or inside one just before the WORD it precedes (at
+ * that word's start_sample); a mark changes nothing that is said. */
 typedef enum kokoro_event_kind {
   KOKORO_EVENT_UTTERANCE_START = 0,
   KOKORO_EVENT_SEGMENT_START = 1,

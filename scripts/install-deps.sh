@@ -10,6 +10,7 @@ PACKAGES=(
   libespeak-ng-dev espeak-ng-data libsndfile1-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev libonnx-dev libprotobuf-dev protobuf-compiler
   libzip-dev zlib1g-dev unzip libdnnl-dev sox tmux libicu-dev libmecab-dev clang gnuplot-nox speech-dispatcher speech-dispatcher-audio-plugins
+  python3-speechd
   # kokoro-server: Boost.Asio/Beast (HTTP, Wyoming), the encoders (LAME, libopusenc, libFLAC, vo-aacenc),
   # Avahi (--zeroconf); its tests decode AAC with libfaad2 and use curl as a client
   libboost-dev libmp3lame-dev libopusenc-dev libflac-dev libvo-aacenc-dev libavahi-client-dev libfaad-dev curl

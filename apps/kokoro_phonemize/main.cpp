@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <iostream>
 #include <iterator>
 #include <string>
@@ -66,6 +67,10 @@ int main(int argc, char** argv) {
         if (!seg.voice.empty()) std::cout << "# voice " << seg.voice << '\n';
         if (seg.rate != 1.0) std::cout << "# rate " << seg.rate << '\n';
         for (const auto& m : seg.marks) std::cout << "# mark " << m << '\n';
+        for (const auto& m : seg.inner_marks) {
+          const size_t end = std::min(text.find_first_of(" \t\n<", m.word_begin), text.size());
+          std::cout << "# mark " << m.name << " before \"" << text.substr(m.word_begin, end - m.word_begin) << "\"\n";
+        }
       }
       std::cout << seg.phonemes << '\n';
       if (show_text) {
