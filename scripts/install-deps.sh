@@ -10,6 +10,7 @@ PACKAGES=(
   libespeak-ng-dev espeak-ng-data libsndfile1-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev libonnx-dev libprotobuf-dev protobuf-compiler
   libzip-dev zlib1g-dev unzip libdnnl-dev sox tmux libicu-dev libmecab-dev clang gnuplot-nox speech-dispatcher speech-dispatcher-audio-plugins
+  debootstrap
 )
 
 missing=()

@@ -5,11 +5,20 @@
 #   2. spd-say -C (cancel) during a long message stops it (the module reports it stopped; spd-say -w returns)
 #   3. the module's time to first audio for each message is printed (from its log)
 # Usage: tests/test_speechd.sh SD_KOKORO_BINARY MODEL        (ctest label speechd; needs speech-dispatcher)
+#        tests/test_speechd.sh <prefix>/lib/speech-dispatcher-modules/sd_kokoro installed
+#   "installed": the module runs with the configuration file installed beside it
+#   (<prefix>/share/kokoro-rt/speech-dispatcher/kokoro.conf, plus a log file) and finds the model itself
+#   (scripts/check-deb).
 set -euo pipefail
 module=$(readlink -f "$1") model=$2
 fail() { echo "test_speechd: FAIL: $*" >&2; [ -f "$tmp/log/speech-dispatcher.log" ] && tail -20 "$tmp/log/speech-dispatcher.log" >&2; exit 1; }
 command -v speech-dispatcher >/dev/null || { echo "test_speechd: FAIL: speech-dispatcher not installed (scripts/install-deps.sh)" >&2; exit 1; }
-[ -f "$model" ] || { echo "test_speechd: FAIL: model $model missing" >&2; exit 1; }
+installed_conf=$(dirname "$module")/../../share/kokoro-rt/speech-dispatcher/kokoro.conf
+if [ "$model" = installed ]; then
+  [ -f "$installed_conf" ] || { echo "test_speechd: FAIL: no $installed_conf" >&2; exit 1; }
+else
+  [ -f "$model" ] || { echo "test_speechd: FAIL: model $model missing" >&2; exit 1; }
+fi
 tmp=$(mktemp -d)
 server_pid=""
 cleanup() {
@@ -24,10 +33,12 @@ pcm.null { type null }
 pcm.!default { type plug slave.pcm "null" }
 pcm.kokoro_file { type file slave.pcm "null" file "$raw" format "raw" }
 CONF
-cat > "$tmp/kokoro.conf" <<CONF
-KokoroModel "$model"
-KokoroLogFile "$tmp/log/sd_kokoro.log"
-CONF
+if [ "$model" = installed ]; then
+  cp "$installed_conf" "$tmp/kokoro.conf"
+else
+  echo "KokoroModel \"$model\"" > "$tmp/kokoro.conf"
+fi
+echo "KokoroLogFile \"$tmp/log/sd_kokoro.log\"" >> "$tmp/kokoro.conf"
 cat > "$tmp/conf/speechd.conf" <<CONF
 CommunicationMethod "unix_socket"
 SocketPath "$tmp/speechd.sock"
