@@ -2,7 +2,9 @@
 // time, lower is faster), time to first audio, per-stage time and achieved GFLOP/s against the measured
 // GEMM peak, text-side time for 20 tokens, model load time and peak RSS.
 //
-//   build/bin/kokoro-bench                          all corpora, exact mode, table on stdout
+//   build/bin/kokoro-bench                          all corpora, slice mode (the programs' default), table
+//   build/bin/kokoro-bench --streams 4              4 sessions on one model at once, each onto its own
+//                                                   simulated real-time device (bench/multi_stream.h)
 //   build/bin/kokoro-bench --corpus short,medium --repeat 5 --threads 2
 //   build/bin/kokoro-bench --json > bench.json      machine-readable (keys: rtf, ttfa_ms_p50, ttfa_ms_p95,
 //                                                   peak_rss_mb, load_ms, mode, threads, stages, corpora...)
@@ -27,6 +29,7 @@
 #include "bench/bench_report.h"
 #include "bench/bench_runner.h"
 #include "bench/gemm_peak.h"
+#include "bench/multi_stream.h"
 #include "core/assets.h"
 #include "core/error.h"
 #include "core/kernels.h"
@@ -141,7 +144,7 @@ nlohmann::json run_quality(const std::string& mode, const std::string& precision
 int main(int argc, char** argv) {
   kokoro::app::tune_malloc_for_tensors();  // before any allocation worth tuning
   CLI::App app{"kokoro-bench: RTF, time to first audio, per-stage time and memory of the kokoro-rt engine"};
-  std::string mode = "exact", corpora = "short,medium,long,passage", corpus_dir = std::string(KOKORO_SOURCE_DIR) + "/bench/corpus";
+  std::string mode = "slice", corpora = "short,medium,long,passage", corpus_dir = std::string(KOKORO_SOURCE_DIR) + "/bench/corpus";
   std::string model_path, assets, plot_dir, json_file, voice = "af_heart";
   int repeat = 3, threads = num_threads(), text_runs = 20;
   size_t first_words = 0;
@@ -168,6 +171,14 @@ int main(int argc, char** argv) {
   app.add_option("--precision", precision_opt, "fp32, bf16 or bf16-all (default: KOKORO_PRECISION, then the programs' default: bf16-all where the CPU has it, else fp32)")
       ->check(CLI::IsMember({"fp32", "bf16", "bf16-all"}));
   app.add_flag("--no-peak", no_peak, "Skip the GEMM peak measurement");
+  int streams = 0, slots = 0;
+  app.add_option("--streams", streams,
+                 "N sessions on one model at once (engine/model.h), started together, each speaking the corpora back "
+                 "to back onto its own simulated real-time device; reports TTFA per stream and overall and dry "
+                 "utterances (0: the single-runner benchmark)")
+      ->check(CLI::Range(0, 64));
+  app.add_option("--slots", slots, "With --streams: compute items at once over all sessions (0: the threads)")
+      ->check(CLI::Range(0, 64));
   app.add_flag("--quality", quality,
                "Also run bench/quality (ASR word errors, DNSMOS, LSD/MCD against whole-sentence exact mode; needs PyPI "
                "once) on this mode and precision; adds a \"quality\" object to the JSON");
@@ -185,6 +196,48 @@ int main(int argc, char** argv) {
     r.mode = mode;
     r.threads = threads;
     assets = find_assets_dir(assets);
+
+    if (streams > 0) {
+      if (!phoneme_file.empty() || quality || !plot_dir.empty() || first_words > 0)
+        throw Error("--streams takes corpora only (no --phoneme-file, --quality, --plot or --first-words)");
+      const auto t0 = std::chrono::steady_clock::now();
+      ModelOptions mo;
+      mo.model_path = default_model_path(model_path);
+      mo.assets_dir = assets;
+      mo.compute_slots = slots;
+      const std::shared_ptr<Model> model = Model::open(mo);
+      std::vector<std::string> texts;
+      for (std::stringstream ss(corpora); ss.good();) {
+        std::string name;
+        std::getline(ss, name, ',');
+        if (name.empty()) continue;
+        const std::vector<std::string> items = read_corpus(corpus_dir, name);
+        texts.insert(texts.end(), items.begin(), items.end());
+      }
+      if (texts.empty()) throw Error("kokoro-bench: no corpus selected");
+      MultiStreamOptions so;
+      so.streams = streams;
+      so.mode = mode == "engine-exact" ? SynthesisMode::exact : parse_synthesis_mode(mode);
+      so.voice = voice;
+      so.max_slice_seconds = max_slice;
+      so.repeat = repeat;
+      const double load_ms = ms_since(t0);
+      model->synthesizer()->model().persist_prepared_weights();
+      MultiStreamResult mr = run_streams(*model, texts, so);
+      mr.threads = threads;
+      mr.load_ms = load_ms;
+      if (!no_peak) mr.peak = measure_gemm_peak(threads);
+      nlohmann::json j = to_json(mr);
+      j["precision"] = precision_name(precision());
+      j["kernel_family"] = kernel_family();
+      j["corpora"] = corpora;
+      if (!json_file.empty()) std::ofstream(json_file) << j.dump(2) << "\n";
+      if (json)
+        std::cout << j.dump(2) << "\n";
+      else
+        std::cout << to_table(mr);
+      return 0;
+    }
 
     auto t0 = std::chrono::steady_clock::now();
     auto synth = std::make_shared<const Synthesizer>(Synthesizer::open(default_model_path(model_path)));

@@ -44,6 +44,8 @@ class SimulatedDeviceSink final : public AudioSink {
   }
   void end_utterance() override {
     std::lock_guard<std::mutex> lock(m_);
+    if (playing_) played_until_ = start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                                      gap_s_ + static_cast<double>(written_) / kEngineSampleRate));
     playing_ = false;  // the device is idle until the next utterance's first sample
   }
   void flush() override { end_utterance(); }
@@ -67,6 +69,13 @@ class SimulatedDeviceSink final : public AudioSink {
   int input_rate() const override { return kEngineSampleRate; }
   bool plays_in_real_time() const override { return true; }
 
+  // Seconds until the device has played everything written so far (0 when idle).
+  double seconds_until_played() const {
+    std::lock_guard<std::mutex> lock(m_);
+    if (!playing_) return std::max(0.0, std::chrono::duration<double>(played_until_ - Clock::now()).count());
+    return std::max(0.0, gap_s_ + static_cast<double>(written_) / kEngineSampleRate - seconds(Clock::now()));
+  }
+
   // What the device would have done since the last call (one utterance).
   DryRun take() {
     std::lock_guard<std::mutex> lock(m_);
@@ -82,7 +91,7 @@ class SimulatedDeviceSink final : public AudioSink {
 
   mutable std::mutex m_;
   bool playing_ = false;
-  Clock::time_point start_;
+  Clock::time_point start_, played_until_;
   uint64_t written_ = 0, total_written_ = 0;
   double gap_s_ = 0;
   DryRun dry_;

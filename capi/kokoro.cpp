@@ -1,11 +1,16 @@
-// The C interface (include/kokoro.h) over the streaming engine: a thin layer that checks arguments, keeps a
-// registry of open engines, caches what is slow to build (frontend per language, voice packs, the last
-// StreamEngine) and turns the engine's sink writes and events into the caller's callbacks.
+// The C interface (include/kokoro.h) over the engine's model/session split (engine/model.h): a thin layer that
+// checks arguments, keeps registries of open handles, and turns a session's sink writes and events into the
+// caller's callbacks.
 //
-// Why a registry: C callers pass handles back after kokoro_close by mistake; looking the pointer up in a
-// set of live engines (never dereferencing it) turns that into KOKORO_ERR_INVALID_HANDLE instead of a
-// use-after-free. Each call holds a shared_ptr to the engine for its duration, so kokoro_close from another
-// thread during kokoro_speak stops the speech and the engine is freed when the speaking call lets go.
+//   kokoro_model   -> kokoro::Model (weights, frontends, voices, the compute scheduler), shared by sessions
+//   kokoro_session -> one StreamEngine (its threads, rings, a CallbackSink); voice, language, speed and seed
+//                     go with each utterance, so only a change of mode rebuilds the engine
+//   kokoro_engine  -> a session that owns its own model (the API before sessions existed)
+//
+// Why registries: C callers pass handles back after closing them by mistake; looking the pointer up in a set
+// of live handles (never dereferencing it) turns that into KOKORO_ERR_INVALID_HANDLE instead of a
+// use-after-free. Each call holds a shared_ptr to the object for its duration, so closing from another
+// thread during a speak stops the speech and the object is freed when the speaking call lets go.
 #include "kokoro.h"
 
 #include <spdlog/sinks/stdout_sinks.h>
@@ -20,6 +25,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "capi/callback_sink.h"
@@ -28,11 +34,8 @@
 #include "core/model_file.h"
 #include "core/parallel.h"
 #include "core/precision.h"
-#include "core/voice.h"
+#include "engine/model.h"
 #include "engine/speaker.h"
-#include "engine/stream_engine.h"
-#include "engine/synthesizer.h"
-#include "frontend/frontend.h"
 #include "frontend/utf8.h"
 #include "frontend/voice_language.h"
 
@@ -51,38 +54,43 @@ int fail(int status, const std::string& message) {
   return status;
 }
 
-// What an engine's voice, language and synthesis settings resolve to; a StreamEngine is built per key.
-struct SessionKey {
+// kokoro_speak_options with its strings owned (a session's defaults outlive the caller's struct).
+struct OwnedOptions {
+  std::optional<std::string> voice, language, mode;
+  float speed = 0;
+  uint64_t seed = 0;
+  bool seed_set = false;
+  int phonemes = 0;
+};
+
+// What one call resolves to: the session's defaults under the call's nonzero fields.
+struct CallSettings {
   std::string voice, language, mode;
   float speed = 1.0f;
   uint64_t seed = 0;
   bool phonemes = false;
-  bool operator==(const SessionKey&) const = default;
-};
-
-struct Session {
-  SessionKey key;
-  std::unique_ptr<kokoro::StreamEngine> engine;
 };
 
 }  // namespace
 
-struct kokoro_engine {
-  std::string assets_dir;
-  std::shared_ptr<const kokoro::Synthesizer> synthesizer;
-  std::vector<std::string> voice_names;
+struct kokoro_model {
+  std::shared_ptr<const kokoro::Model> model;
   std::vector<const char*> voice_name_ptrs;
-  std::map<std::string, std::shared_ptr<const kokoro::Frontend>> frontends;
-  std::map<std::string, kokoro::VoicePack> voices;
+  std::atomic<bool> prepared_persisted{false};  // the first successful speak writes the prepared weights
+};
+
+struct kokoro_session {
+  std::shared_ptr<kokoro_model> model;  // keeps the model (and its voice name strings) alive
+  OwnedOptions defaults;
 
   CallbackSink sink;
   std::atomic<bool> busy{false};
-  std::atomic<bool> prepared_persisted{false};  // the first kokoro_speak writes the prepared weights to the user's cache
 
-  // Guards `session` against kokoro_stop while kokoro_speak replaces it, and orders stop against say.
+  // Guards `engine` against kokoro_session_stop while a speak replaces it, and orders stop against say.
   std::mutex stop_mutex;
   bool stop_requested = false;
-  std::unique_ptr<Session> session;
+  std::unique_ptr<kokoro::StreamEngine> engine;
+  kokoro::SynthesisMode engine_mode = kokoro::SynthesisMode::slice;
 
   // The report of the utterance being spoken (set on the engine's output thread).
   std::mutex report_mutex;
@@ -90,27 +98,53 @@ struct kokoro_engine {
   uint64_t waiting_for = 0;
   std::optional<kokoro::UtteranceReport> report;
 
-  ~kokoro_engine() {
-    // The StreamEngine's threads use `sink`; they must be gone before it is.
-    session.reset();
+  ~kokoro_session() {
+    // The engine's threads use `sink`; they must be gone before it is.
+    engine.reset();
   }
+};
+
+struct kokoro_engine {
+  std::shared_ptr<kokoro_session> session;
 };
 
 namespace {
 
-std::mutex g_registry_mutex;
-std::map<const kokoro_engine*, std::shared_ptr<kokoro_engine>> g_registry;
+// A set of live handles of one kind.
+template <typename T>
+class Registry {
+ public:
+  void add(const std::shared_ptr<T>& p) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    live_.emplace(p.get(), p);
+  }
+  std::shared_ptr<T> find(const T* handle) {
+    if (!handle) return nullptr;
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = live_.find(handle);
+    return it == live_.end() ? nullptr : it->second;
+  }
+  std::shared_ptr<T> take(const T* handle) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = live_.find(handle);
+    if (it == live_.end()) return nullptr;
+    std::shared_ptr<T> p = std::move(it->second);
+    live_.erase(it);
+    return p;
+  }
 
-std::shared_ptr<kokoro_engine> lookup(const kokoro_engine* handle) {
-  if (!handle) return nullptr;
-  std::lock_guard<std::mutex> lock(g_registry_mutex);
-  auto it = g_registry.find(handle);
-  return it == g_registry.end() ? nullptr : it->second;
-}
+ private:
+  std::mutex mutex_;
+  std::map<const T*, std::shared_ptr<T>> live_;
+};
 
-int invalid_handle(const kokoro_engine* handle) {
-  return fail(KOKORO_ERR_INVALID_HANDLE, handle ? "engine handle is not open (closed already, or not from kokoro_open)"
-                                                : "engine handle is NULL");
+Registry<kokoro_model> g_models;
+Registry<kokoro_session> g_sessions;
+Registry<kokoro_engine> g_engines;
+
+int invalid_handle(const void* handle, const char* what, const char* from) {
+  return fail(KOKORO_ERR_INVALID_HANDLE, handle ? std::string(what) + " handle is not open (closed already, or not from " + from + ")"
+                                                : std::string(what) + " handle is NULL");
 }
 
 // A struct's size field: 0 (zero-initialised: this header's version) or exactly the size we know.
@@ -121,159 +155,263 @@ bool known_size(size_t size, size_t ours, const char* what) {
   return false;
 }
 
-const kokoro::Frontend& frontend_for(kokoro_engine& e, const std::string& language) {
-  auto it = e.frontends.find(language);
-  if (it != e.frontends.end()) return *it->second;
-  kokoro::FrontendOptions fo;
-  fo.language = language;
-  fo.assets_dir = e.assets_dir;
-  fo.first_segment_max_words = 0;  // whole sentences, as the reference (slice mode starts early without a cut)
-  auto fe = std::make_shared<const kokoro::Frontend>(fo);
-  return *e.frontends.emplace(language, std::move(fe)).first->second;
-}
-
-const kokoro::VoicePack& voice_for(kokoro_engine& e, const std::string& spec) {
-  auto it = e.voices.find(spec);
-  if (it != e.voices.end()) return it->second;
-  return e.voices.emplace(spec, kokoro::VoicePack::resolve(spec, e.assets_dir)).first->second;
-}
-
-// The StreamEngine for these settings: the cached one when they match, else a new one (the old one is
-// destroyed first; its threads are idle between calls).
-int prepare_session(kokoro_engine& e, const SessionKey& key) {
-  if (e.session && e.session->key == key) return KOKORO_OK;
-  kokoro::SpeakerOptions defaults;
-  kokoro::SynthesisMode mode = defaults.mode;
-  if (!key.mode.empty()) {
-    try {
-      mode = kokoro::parse_synthesis_mode(key.mode);
-    } catch (const std::exception& ex) {
-      return fail(KOKORO_ERR_INVALID_ARGUMENT, ex.what());
-    }
-  }
-  const kokoro::VoicePack* voice = nullptr;
-  try {
-    voice = &voice_for(e, key.voice);
-  } catch (const std::exception& ex) {
-    return fail(KOKORO_ERR_VOICE, ex.what());
-  }
-  std::shared_ptr<const kokoro::Frontend> frontend;
-  try {
-    frontend_for(e, key.language);
-    frontend = e.frontends.at(key.language);
-  } catch (const std::exception& ex) {
-    return fail(KOKORO_ERR_LANGUAGE, ex.what());
-  }
-  kokoro::StreamOptions stream;
-  // Chunk schedule and statistics as docs/streaming.md recommends (as kokoro-say does).
-  if (mode == kokoro::SynthesisMode::stream) stream = kokoro::recommended_stream_options(voice->name());
-  if (mode == kokoro::SynthesisMode::slice) {
-    try {
-      stream = kokoro::recommended_slice_options(e.synthesizer->model());
-    } catch (const std::exception& ex) {
-      return fail(KOKORO_ERR_MODEL, ex.what());
-    }
-  }
-  kokoro::EngineVoice ev{key.speed, key.phonemes, key.seed, false};
-  std::unique_ptr<Session> old;
-  {
-    std::lock_guard<std::mutex> lock(e.stop_mutex);
-    old = std::move(e.session);
-  }
-  old.reset();  // joins its threads: outside the lock, which a callback's stop request takes
-  auto session = std::make_unique<Session>();
-  session->key = key;
-  session->engine = std::make_unique<kokoro::StreamEngine>(e.synthesizer, frontend, *voice, e.sink, ev, mode,
-                                                           std::move(stream));
-  kokoro_engine* ep = &e;
-  session->engine->on_report([ep](const kokoro::UtteranceReport& r) {
-    // One utterance is in flight per engine (each call waits for its report), so a report that comes
-    // while a call waits is that call's.
-    std::lock_guard<std::mutex> lock(ep->report_mutex);
-    if (ep->waiting_for == 0) return;
-    ep->report = r;
-    ep->report_cv.notify_all();
-  });
-  session->engine->on_event([ep](const kokoro::StreamEvent& ev) { ep->sink.deliver_event(ev); });
-  std::lock_guard<std::mutex> lock(e.stop_mutex);
-  e.session = std::move(session);
+// Copies and checks a caller's options (NULL: none set). KOKORO_OK, or the error (set).
+int read_options(const kokoro_speak_options* options, OwnedOptions& out) {
+  out = OwnedOptions{};
+  if (!options) return KOKORO_OK;
+  if (!known_size(options->size, sizeof(kokoro_speak_options), "kokoro_speak_options")) return KOKORO_ERR_STRUCT_SIZE;
+  for (const char* s : {options->voice, options->language, options->mode})
+    if (s && !kokoro::utf8::is_valid(s))
+      return fail(KOKORO_ERR_INVALID_ARGUMENT, "voice, language or mode is not valid UTF-8");
+  if (options->voice) out.voice = options->voice;
+  if (options->language) out.language = options->language;
+  if (options->mode) out.mode = options->mode;
+  out.speed = options->speed;
+  out.seed = options->seed;
+  out.seed_set = options->seed != 0;
+  out.phonemes = options->phonemes;
   return KOKORO_OK;
 }
 
-int speak(kokoro_engine& e, const char* text, const kokoro_speak_options* options, kokoro_audio_callback on_audio,
+// The call's settings: its own fields, else the session's defaults, else the library's. False with the error set.
+bool resolve(const OwnedOptions& defaults, const OwnedOptions& call, CallSettings& out, int& status) {
+  out.voice = call.voice ? *call.voice : defaults.voice ? *defaults.voice : "af_heart";
+  const std::optional<std::string>& lang = call.language ? call.language : defaults.language;
+  out.language = lang ? *lang : kokoro::language_for_voice(out.voice);
+  if (out.language.empty()) out.language = "en-us";
+  out.mode = call.mode ? *call.mode : defaults.mode ? *defaults.mode : "";
+  const float speed = call.speed != 0.0f ? call.speed : defaults.speed;
+  out.speed = speed == 0.0f ? 1.0f : speed;
+  out.seed = call.seed_set ? call.seed : defaults.seed;
+  out.phonemes = (call.phonemes ? call.phonemes : defaults.phonemes) != 0;
+  if (!std::isfinite(out.speed) || out.speed < 0.25f || out.speed > 4.0f) {
+    status = fail(KOKORO_ERR_INVALID_ARGUMENT, "speed " + std::to_string(out.speed) + " is outside 0.25..4");
+    return false;
+  }
+  if (out.voice.empty()) {
+    status = fail(KOKORO_ERR_VOICE, "voice name is empty");
+    return false;
+  }
+  return true;
+}
+
+bool parse_mode(const std::string& name, kokoro::SynthesisMode& mode, int& status) {
+  mode = kokoro::SpeakerOptions{}.mode;
+  if (name.empty()) return true;
+  try {
+    mode = kokoro::parse_synthesis_mode(name);
+    return true;
+  } catch (const std::exception& ex) {
+    status = fail(KOKORO_ERR_INVALID_ARGUMENT, ex.what());
+    return false;
+  }
+}
+
+// The session's engine for this mode: the existing one when the mode matches, else a new one (the old one is
+// destroyed first; its threads are idle between calls).
+int prepare_engine(kokoro_session& s, kokoro::SynthesisMode mode) {
+  if (s.engine && s.engine_mode == mode) return KOKORO_OK;
+  std::unique_ptr<kokoro::StreamEngine> old;
+  {
+    std::lock_guard<std::mutex> lock(s.stop_mutex);
+    old = std::move(s.engine);
+  }
+  old.reset();  // joins its threads: outside the lock, which a callback's stop request takes
+  std::unique_ptr<kokoro::StreamEngine> engine;
+  try {
+    // No voice or language of its own: every call brings them (kokoro::UtteranceSettings).
+    const kokoro::Model& m = *s.model->model;
+    engine = std::make_unique<kokoro::StreamEngine>(m.synthesizer(), m.frontend("en-us"), kokoro::VoicePack{}, s.sink,
+                                                    kokoro::EngineVoice{}, mode, m.stream_options(mode, ""));
+  } catch (const std::exception& ex) {
+    return fail(KOKORO_ERR_MODEL, ex.what());
+  }
+  kokoro_session* sp = &s;
+  engine->on_report([sp](const kokoro::UtteranceReport& r) {
+    // One utterance is in flight per session (each call waits for its report), so a report that comes
+    // while a call waits is that call's.
+    std::lock_guard<std::mutex> lock(sp->report_mutex);
+    if (sp->waiting_for == 0) return;
+    sp->report = r;
+    sp->report_cv.notify_all();
+  });
+  engine->on_event([sp](const kokoro::StreamEvent& ev) { sp->sink.deliver_event(ev); });
+  std::lock_guard<std::mutex> lock(s.stop_mutex);
+  s.engine = std::move(engine);
+  s.engine_mode = mode;
+  return KOKORO_OK;
+}
+
+int speak(kokoro_session& s, const char* text, const kokoro_speak_options* options, kokoro_audio_callback on_audio,
           kokoro_event_callback on_event, void* user_data) {
   if (!text) return fail(KOKORO_ERR_INVALID_ARGUMENT, "text is NULL");
   const std::string_view view(text);
   if (view.empty()) return fail(KOKORO_ERR_INVALID_ARGUMENT, "text is empty");
   if (!kokoro::utf8::is_valid(view)) return fail(KOKORO_ERR_INVALID_TEXT, "text is not valid UTF-8");
-  kokoro_speak_options o{};
-  if (options) {
-    if (!known_size(options->size, sizeof(kokoro_speak_options), "kokoro_speak_options")) return KOKORO_ERR_STRUCT_SIZE;
-    o = *options;
-  }
-  SessionKey key;
-  key.voice = o.voice ? o.voice : "af_heart";
-  key.language = o.language ? o.language : kokoro::language_for_voice(key.voice);
-  if (key.language.empty()) key.language = "en-us";
-  key.mode = o.mode ? o.mode : "";
-  key.speed = o.speed == 0.0f ? 1.0f : o.speed;
-  key.seed = o.seed;
-  key.phonemes = o.phonemes != 0;
-  if (!std::isfinite(key.speed) || key.speed < 0.25f || key.speed > 4.0f)
-    return fail(KOKORO_ERR_INVALID_ARGUMENT, "speed " + std::to_string(key.speed) + " is outside 0.25..4");
-  if (key.voice.empty()) return fail(KOKORO_ERR_VOICE, "voice name is empty");
-  if (!kokoro::utf8::is_valid(key.voice) || !kokoro::utf8::is_valid(key.language) || !kokoro::utf8::is_valid(key.mode))
-    return fail(KOKORO_ERR_INVALID_ARGUMENT, "voice, language or mode is not valid UTF-8");
+  OwnedOptions call;
+  int status = read_options(options, call);
+  if (status != KOKORO_OK) return status;
+  CallSettings c;
+  if (!resolve(s.defaults, call, c, status)) return status;
+  kokoro::SynthesisMode mode;
+  if (!parse_mode(c.mode, mode, status)) return status;
 
   {
-    // Under stop_mutex: a kokoro_stop that sees the call busy always reaches it.
-    std::lock_guard<std::mutex> lock(e.stop_mutex);
-    if (e.busy.load()) return fail(KOKORO_ERR_BUSY, "another kokoro_speak is running on this engine");
-    e.busy.store(true);
-    e.stop_requested = false;
+    // Under stop_mutex: a stop that sees the call busy always reaches it.
+    std::lock_guard<std::mutex> lock(s.stop_mutex);
+    if (s.busy.load()) return fail(KOKORO_ERR_BUSY, "another speak is running on this session");
+    s.busy.store(true);
+    s.stop_requested = false;
   }
   struct Release {
-    kokoro_engine& e;
+    kokoro_session& s;
     ~Release() {
-      e.sink.end_call();
+      s.sink.end_call();
       {
-        std::lock_guard<std::mutex> lock(e.report_mutex);
-        e.waiting_for = 0;
-        e.report.reset();
+        std::lock_guard<std::mutex> lock(s.report_mutex);
+        s.waiting_for = 0;
+        s.report.reset();
       }
-      e.busy.store(false);
+      s.busy.store(false);
     }
-  } release{e};
-  if (int rc = prepare_session(e, key); rc != KOKORO_OK) return rc;
+  } release{s};
+
+  kokoro::UtteranceSettings settings;
+  const kokoro::Model& model = *s.model->model;
+  try {
+    settings.voice = model.voice(c.voice);
+  } catch (const std::exception& ex) {
+    return fail(KOKORO_ERR_VOICE, ex.what());
+  }
+  try {
+    settings.frontend = model.frontend(c.language);
+  } catch (const std::exception& ex) {
+    return fail(KOKORO_ERR_LANGUAGE, ex.what());
+  }
+  settings.voice_options = kokoro::EngineVoice{c.speed, c.phonemes, c.seed, false};
+  if (int rc = prepare_engine(s, mode); rc != KOKORO_OK) return rc;
 
   {
-    // Under stop_mutex: a kokoro_stop either comes first (nothing is said) or stops what was said.
-    std::lock_guard<std::mutex> lock(e.stop_mutex);
-    if (e.stop_requested) return fail(KOKORO_STOPPED, "stopped");
-    std::lock_guard<std::mutex> rlock(e.report_mutex);
-    e.report.reset();
-    e.sink.begin_call(on_audio, on_event, user_data);  // before say(): its first event may come at once
-    e.waiting_for = e.session->engine->say(std::string(view));
+    // Under stop_mutex: a stop either comes first (nothing is said) or stops what was said.
+    std::lock_guard<std::mutex> lock(s.stop_mutex);
+    if (s.stop_requested) return fail(KOKORO_STOPPED, "stopped");
+    std::lock_guard<std::mutex> rlock(s.report_mutex);
+    s.report.reset();
+    s.sink.begin_call(on_audio, on_event, user_data);  // before say(): its first event may come at once
+    s.waiting_for = s.engine->say(std::string(view), std::move(settings));
   }
-  std::unique_lock<std::mutex> lock(e.report_mutex);
-  e.report_cv.wait(lock, [&] { return e.report.has_value(); });
-  const kokoro::UtteranceReport r = *e.report;
+  std::unique_lock<std::mutex> lock(s.report_mutex);
+  s.report_cv.wait(lock, [&] { return s.report.has_value(); });
+  const kokoro::UtteranceReport r = *s.report;
   lock.unlock();
   if (!r.error.empty()) return fail(KOKORO_ERR_SYNTHESIS, r.error);
-  if (r.interrupted || e.sink.call_stopped()) {
+  if (r.interrupted || s.sink.call_stopped()) {
     t_last_error = "stopped";
     return KOKORO_STOPPED;
   }
   return KOKORO_OK;
 }
 
-int stop(kokoro_engine& e) {
-  std::lock_guard<std::mutex> lock(e.stop_mutex);
-  if (!e.busy.load()) return KOKORO_OK;
-  e.stop_requested = true;
-  e.sink.stop_call();  // no callback starts after this
-  if (e.session) e.session->engine->stop();
+int stop(kokoro_session& s) {
+  std::lock_guard<std::mutex> lock(s.stop_mutex);
+  if (!s.busy.load()) return KOKORO_OK;
+  s.stop_requested = true;
+  s.sink.stop_call();  // no callback starts after this
+  if (s.engine) s.engine->stop();
   return KOKORO_OK;
+}
+
+// Runs a C entry point's body: no C++ exception leaves the library.
+template <typename F>
+int guarded(F&& body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return fail(KOKORO_ERR_INTERNAL, "out of memory");
+  } catch (const kokoro::Error& ex) {
+    return fail(KOKORO_ERR_SYNTHESIS, ex.what());
+  } catch (const std::exception& ex) {
+    return fail(KOKORO_ERR_INTERNAL, ex.what());
+  } catch (...) {
+    return fail(KOKORO_ERR_INTERNAL, "unknown error");
+  }
+}
+
+std::shared_ptr<kokoro_model> open_model(const kokoro_config* config) {
+  kokoro_config c{};
+  if (config) {
+    if (!known_size(config->size, sizeof(kokoro_config), "kokoro_config")) return nullptr;
+    c = *config;
+  }
+  if (c.threads < 0 || c.threads > 64) {
+    fail(KOKORO_ERR_INVALID_ARGUMENT, "threads " + std::to_string(c.threads) + " is outside 1..64 (0: default)");
+    return nullptr;
+  }
+  // The engine logs through spdlog's default logger, which writes to stdout: a C host's stdout may be its
+  // data channel (sd_kokoro's protocol, a pipe of audio), so the library's messages go to stderr.
+  static std::once_flag logger_once;
+  std::call_once(logger_once, [] {
+    auto logger = std::make_shared<spdlog::logger>("kokoro", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+    logger->set_pattern("kokoro: %l: %v");
+    spdlog::set_default_logger(std::move(logger));
+  });
+  spdlog::set_level(c.verbose ? spdlog::level::debug : spdlog::level::warn);
+  auto m = std::make_shared<kokoro_model>();
+  try {
+    kokoro::ModelOptions mo;
+    mo.assets_dir = kokoro::find_assets_dir(c.assets_dir ? c.assets_dir : "");
+    if (c.precision) kokoro::set_precision(kokoro::parse_precision(c.precision, "kokoro_config.precision"));
+    else if (const char* env = std::getenv("KOKORO_PRECISION"); env && *env)
+      kokoro::set_precision(kokoro::parse_precision(env, "KOKORO_PRECISION"));
+    else
+      kokoro::set_precision(kokoro::recommended_precision());  // as kokoro-say: bf16-all where the CPU has it
+    kokoro::set_num_threads(c.threads ? c.threads : 2);
+    // Slots for the scheduler: the compute threads, but no more than the machine's cores.
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    mo.compute_slots = std::min(kokoro::num_threads(), cores);
+    mo.model_path = kokoro::default_model_path(c.model_path ? c.model_path : "");
+    try {
+      m->model = kokoro::Model::open(mo);
+    } catch (const kokoro::Error& ex) {
+      throw kokoro::Error(ex.what() + kokoro::missing_model_hint(mo.model_path));
+    }
+  } catch (const std::exception& ex) {
+    fail(KOKORO_ERR_MODEL, ex.what());
+    return nullptr;
+  }
+  for (const auto& n : m->model->voice_names()) m->voice_name_ptrs.push_back(n.c_str());
+  return m;
+}
+
+std::shared_ptr<kokoro_session> new_session(const std::shared_ptr<kokoro_model>& model, const kokoro_speak_options* defaults) {
+  auto s = std::make_shared<kokoro_session>();
+  s->model = model;
+  if (read_options(defaults, s->defaults) != KOKORO_OK) return nullptr;
+  CallSettings c;
+  int status = KOKORO_OK;
+  if (!resolve(s->defaults, OwnedOptions{}, c, status)) return nullptr;
+  kokoro::SynthesisMode mode;
+  if (!parse_mode(c.mode, mode, status)) return nullptr;
+  if (s->defaults.voice) {  // a voice asked for now fails now; the default voice is looked up when it speaks
+    try {
+      model->model->voice(c.voice);
+    } catch (const std::exception& ex) {
+      fail(KOKORO_ERR_VOICE, ex.what());
+      return nullptr;
+    }
+  }
+  // A callback's nonzero return stops like kokoro_session_stop (the session outlives the call that runs it).
+  s->sink.set_stop_handler([](void* session) { stop(*static_cast<kokoro_session*>(session)); }, s.get());
+  // Its engine (threads, rings) now: a session counts in the model's load from its start, and its first
+  // call does not pay for the threads.
+  if (prepare_engine(*s, mode) != KOKORO_OK) return nullptr;
+  return s;
+}
+
+void persist_prepared_once(kokoro_model& m) {
+  // Once, after the audio: the next process reads the weights prepared here instead of preparing them on its
+  // first sentence (core/weight_cache.h). Failing to write is not an error.
+  if (!m.prepared_persisted.exchange(true)) m.model->synthesizer()->model().persist_prepared_weights();
 }
 
 }  // namespace
@@ -302,123 +440,142 @@ const char* kokoro_status_string(int status) {
   }
 }
 
-kokoro_engine* kokoro_open(const kokoro_config* config) {
-  try {
-    kokoro_config c{};
-    if (config) {
-      if (!known_size(config->size, sizeof(kokoro_config), "kokoro_config")) return nullptr;
-      c = *config;
-    }
-    if (c.threads < 0 || c.threads > 64) {
-      fail(KOKORO_ERR_INVALID_ARGUMENT, "threads " + std::to_string(c.threads) + " is outside 1..64 (0: default)");
-      return nullptr;
-    }
-    // The engine logs through spdlog's default logger, which writes to stdout: a C host's stdout may be its
-    // data channel (sd_kokoro's protocol, a pipe of audio), so the library's messages go to stderr.
-    static std::once_flag logger_once;
-    std::call_once(logger_once, [] {
-      auto logger = std::make_shared<spdlog::logger>("kokoro", std::make_shared<spdlog::sinks::stderr_sink_mt>());
-      logger->set_pattern("kokoro: %l: %v");
-      spdlog::set_default_logger(std::move(logger));
-    });
-    spdlog::set_level(c.verbose ? spdlog::level::debug : spdlog::level::warn);
-    auto e = std::make_shared<kokoro_engine>();
-    try {
-      e->assets_dir = kokoro::find_assets_dir(c.assets_dir ? c.assets_dir : "");
-      if (c.precision) kokoro::set_precision(kokoro::parse_precision(c.precision, "kokoro_config.precision"));
-      else if (const char* env = std::getenv("KOKORO_PRECISION"); env && *env)
-        kokoro::set_precision(kokoro::parse_precision(env, "KOKORO_PRECISION"));
-      else
-        kokoro::set_precision(kokoro::recommended_precision());  // as kokoro-say: bf16-all where the CPU has it
-      kokoro::set_num_threads(c.threads ? c.threads : 2);
-      const std::string model = kokoro::default_model_path(c.model_path ? c.model_path : "");
-      try {
-        e->synthesizer = std::make_shared<const kokoro::Synthesizer>(kokoro::ModelFile::open(model));
-      } catch (const kokoro::Error& ex) {
-        throw kokoro::Error(ex.what() + kokoro::missing_model_hint(model));
-      }
-      e->voice_names = kokoro::VoicePack::list(e->assets_dir);
-      // The default language's frontend now, so that a broken assets directory fails here, not mid-speech.
-      frontend_for(*e, "en-us");
-    } catch (const std::exception& ex) {
-      fail(KOKORO_ERR_MODEL, ex.what());
-      return nullptr;
-    }
-    for (const auto& n : e->voice_names) e->voice_name_ptrs.push_back(n.c_str());
-    // A callback's nonzero return stops like kokoro_stop (the engine outlives the call that runs it).
-    e->sink.set_stop_handler([](void* engine) { stop(*static_cast<kokoro_engine*>(engine)); }, e.get());
-    std::lock_guard<std::mutex> lock(g_registry_mutex);
-    g_registry.emplace(e.get(), e);
-    return e.get();
-  } catch (const std::bad_alloc&) {
-    fail(KOKORO_ERR_INTERNAL, "out of memory");
-  } catch (const std::exception& ex) {
-    fail(KOKORO_ERR_INTERNAL, ex.what());
-  } catch (...) {
-    fail(KOKORO_ERR_INTERNAL, "unknown error");
+// ---- models and sessions
+
+kokoro_model* kokoro_model_open(const kokoro_config* config) {
+  std::shared_ptr<kokoro_model> m;
+  guarded([&] {
+    m = open_model(config);
+    return KOKORO_OK;
+  });
+  if (!m) return nullptr;
+  g_models.add(m);
+  return m.get();
+}
+
+void kokoro_model_close(kokoro_model* model) {
+  if (!g_models.take(model)) invalid_handle(model, "model", "kokoro_model_open");
+  // Freed here, or with its last session.
+}
+
+int kokoro_model_list_voices(kokoro_model* model, const char* const** names, size_t* count) {
+  auto m = g_models.find(model);
+  if (!m) return invalid_handle(model, "model", "kokoro_model_open");
+  if (!names || !count) return fail(KOKORO_ERR_INVALID_ARGUMENT, "names and count must not be NULL");
+  *names = m->voice_name_ptrs.data();
+  *count = m->voice_name_ptrs.size();
+  return KOKORO_OK;
+}
+
+int kokoro_model_load(kokoro_model* model, kokoro_load* load) {
+  auto m = g_models.find(model);
+  if (!m) return invalid_handle(model, "model", "kokoro_model_open");
+  if (!load) return fail(KOKORO_ERR_INVALID_ARGUMENT, "load must not be NULL");
+  if (!known_size(load->size, sizeof(kokoro_load), "kokoro_load")) return KOKORO_ERR_STRUCT_SIZE;
+  const kokoro::ComputeLoad l = m->model->scheduler()->load();
+  load->size = sizeof(kokoro_load);
+  load->sessions = l.sessions;
+  load->speaking = l.speaking;
+  load->demand = l.demand;
+  load->capacity = l.capacity;
+  load->admit = l.admit ? 1 : 0;
+  return KOKORO_OK;
+}
+
+kokoro_session* kokoro_session_new(kokoro_model* model, const kokoro_speak_options* defaults) {
+  auto m = g_models.find(model);
+  if (!m) {
+    invalid_handle(model, "model", "kokoro_model_open");
+    return nullptr;
   }
-  return nullptr;
+  std::shared_ptr<kokoro_session> s;
+  guarded([&] {
+    s = new_session(m, defaults);
+    return KOKORO_OK;
+  });
+  if (!s) return nullptr;
+  g_sessions.add(s);
+  return s.get();
+}
+
+int kokoro_session_speak(kokoro_session* session, const char* text, const kokoro_speak_options* options,
+                         kokoro_audio_callback on_audio, kokoro_event_callback on_event, void* user_data) {
+  auto s = g_sessions.find(session);
+  if (!s) return invalid_handle(session, "session", "kokoro_session_new");
+  return guarded([&] {
+    const int status = speak(*s, text, options, on_audio, on_event, user_data);
+    if (status == KOKORO_OK) persist_prepared_once(*s->model);
+    return status;
+  });
+}
+
+int kokoro_session_stop(kokoro_session* session) {
+  auto s = g_sessions.find(session);
+  if (!s) return invalid_handle(session, "session", "kokoro_session_new");
+  return guarded([&] { return stop(*s); });
+}
+
+void kokoro_session_close(kokoro_session* session) {
+  auto s = g_sessions.take(session);
+  if (!s) {
+    invalid_handle(session, "session", "kokoro_session_new");
+    return;
+  }
+  guarded([&] { return stop(*s); });
+  // Freed here, or by a speak still returning on another thread.
+}
+
+// ---- the engine: a model with one session
+
+kokoro_engine* kokoro_open(const kokoro_config* config) {
+  std::shared_ptr<kokoro_engine> e;
+  guarded([&] {
+    std::shared_ptr<kokoro_model> m = open_model(config);
+    if (!m) return KOKORO_ERR_MODEL;
+    std::shared_ptr<kokoro_session> s = new_session(m, nullptr);
+    if (!s) return KOKORO_ERR_MODEL;
+    e = std::make_shared<kokoro_engine>();
+    e->session = std::move(s);
+    return KOKORO_OK;
+  });
+  if (!e) return nullptr;
+  g_engines.add(e);
+  return e.get();
 }
 
 void kokoro_close(kokoro_engine* engine) {
-  std::shared_ptr<kokoro_engine> e;
-  {
-    std::lock_guard<std::mutex> lock(g_registry_mutex);
-    auto it = g_registry.find(engine);
-    if (it == g_registry.end()) {
-      invalid_handle(engine);
-      return;
-    }
-    e = std::move(it->second);
-    g_registry.erase(it);
+  auto e = g_engines.take(engine);
+  if (!e) {
+    invalid_handle(engine, "engine", "kokoro_open");
+    return;
   }
-  try {
-    stop(*e);
-  } catch (...) {
-  }
-  // The engine is freed here, or by a kokoro_speak still returning on another thread.
+  guarded([&] { return stop(*e->session); });
 }
 
 int kokoro_list_voices(kokoro_engine* engine, const char* const** names, size_t* count) {
-  auto e = lookup(engine);
-  if (!e) return invalid_handle(engine);
+  auto e = g_engines.find(engine);
+  if (!e) return invalid_handle(engine, "engine", "kokoro_open");
   if (!names || !count) return fail(KOKORO_ERR_INVALID_ARGUMENT, "names and count must not be NULL");
-  *names = e->voice_name_ptrs.data();
-  *count = e->voice_name_ptrs.size();
+  *names = e->session->model->voice_name_ptrs.data();
+  *count = e->session->model->voice_name_ptrs.size();
   return KOKORO_OK;
 }
 
 int kokoro_speak(kokoro_engine* engine, const char* text, const kokoro_speak_options* options,
                  kokoro_audio_callback on_audio, kokoro_event_callback on_event, void* user_data) {
-  auto e = lookup(engine);
-  if (!e) return invalid_handle(engine);
-  try {
-    const int status = speak(*e, text, options, on_audio, on_event, user_data);
-    // Once, after the audio: the next process reads the weights prepared here instead of preparing them on
-    // its first sentence (core/weight_cache.h). Failing to write is not an error.
-    if (status == KOKORO_OK && !e->prepared_persisted.exchange(true)) e->synthesizer->model().persist_prepared_weights();
+  auto e = g_engines.find(engine);
+  if (!e) return invalid_handle(engine, "engine", "kokoro_open");
+  return guarded([&] {
+    const int status = speak(*e->session, text, options, on_audio, on_event, user_data);
+    if (status == KOKORO_OK) persist_prepared_once(*e->session->model);
     return status;
-  } catch (const std::bad_alloc&) {
-    return fail(KOKORO_ERR_INTERNAL, "out of memory");
-  } catch (const kokoro::Error& ex) {
-    return fail(KOKORO_ERR_SYNTHESIS, ex.what());
-  } catch (const std::exception& ex) {
-    return fail(KOKORO_ERR_INTERNAL, ex.what());
-  } catch (...) {
-    return fail(KOKORO_ERR_INTERNAL, "unknown error");
-  }
+  });
 }
 
 int kokoro_stop(kokoro_engine* engine) {
-  auto e = lookup(engine);
-  if (!e) return invalid_handle(engine);
-  try {
-    return stop(*e);
-  } catch (const std::exception& ex) {
-    return fail(KOKORO_ERR_INTERNAL, ex.what());
-  } catch (...) {
-    return fail(KOKORO_ERR_INTERNAL, "unknown error");
-  }
+  auto e = g_engines.find(engine);
+  if (!e) return invalid_handle(engine, "engine", "kokoro_open");
+  return guarded([&] { return stop(*e->session); });
 }
 
 }  // extern "C"

@@ -42,14 +42,6 @@ size_t piece_end(const std::string& text, size_t begin, size_t max_bytes) {
 
 constexpr int64_t kAsrDim = 512;
 
-// Text the frontend will read as SSML: forced on, or (automatic) starting with <speak> after blanks.
-bool looks_like_ssml(const std::string& text, const FrontendOptions& o) {
-  if (o.ssml == FrontendOptions::Ssml::on) return true;
-  if (o.ssml == FrontendOptions::Ssml::off) return false;
-  const size_t first = text.find_first_not_of(" \t\r\n");
-  return first != std::string::npos && text.compare(first, 6, "<speak") == 0;
-}
-
 }  // namespace
 
 StreamEngine::StreamEngine(std::shared_ptr<const Synthesizer> synth, std::shared_ptr<const Frontend> frontend,
@@ -58,12 +50,12 @@ StreamEngine::StreamEngine(std::shared_ptr<const Synthesizer> synth, std::shared
     : synth_(std::move(synth)),
       frontend_(std::move(frontend)),
       vocab_(Vocab::from_config(synth_->model().config(), synth_->model().path())),
-      voice_(std::move(voice)),
+      voice_(std::make_shared<const VoicePack>(std::move(voice))),
       sink_(sink),
       voice_options_(voice_options),
       mode_(mode),
       options_(std::move(options)),
-      frames_(std::max<size_t>(options_.frame_ring_frames, 1)),
+      work_(kWorkRingItems),
       audio_(static_cast<size_t>(std::max(options_.audio_ring_seconds, 0.05) * kSampleRate)),
       events_(4096) {
   if (sink_.input_rate() != kSampleRate)
@@ -90,6 +82,8 @@ StreamEngine::StreamEngine(std::shared_ptr<const Synthesizer> synth, std::shared
     measured_rtf_ = options_.slice_schedule.nominal_rtf;
   }
 
+  if (options_.scheduler) options_.scheduler->add_session(reinterpret_cast<uintptr_t>(this));
+
   acoustic_ = std::thread([this] { acoustic_loop(); });
   vocoder_ = std::thread([this] { vocoder_loop(); });
   output_ = std::thread([this] { output_loop(); });
@@ -109,19 +103,27 @@ StreamEngine::~StreamEngine() {
   acoustic_.join();
   vocoder_.join();
   output_.join();
+  for (WorkItem item{}; work_.pop(item);) delete item.segment;  // segments nobody took
+  if (options_.scheduler) options_.scheduler->remove_session(reinterpret_cast<uintptr_t>(this));
 }
 
-uint64_t StreamEngine::say(std::string text) {
+uint64_t StreamEngine::say(std::string text) { return say(std::move(text), UtteranceSettings{nullptr, nullptr, voice_options_}); }
+
+uint64_t StreamEngine::say(std::string text, UtteranceSettings settings) {
+  if (!settings.voice) settings.voice = voice_;
+  if (!settings.frontend) settings.frontend = frontend_;
   std::lock_guard<std::mutex> lock(mutex_);
   const uint64_t id = next_id_++;
   Utterance u;
   u.report.text = text;
   u.text = std::move(text);
+  u.settings = std::move(settings);
   u.generation = generation_.load();
   u.queued = Clock::now();
   utterances_.emplace(id, std::move(u));
   text_queue_.push_back({id, generation_.load()});
   text_cv_.notify_all();
+  if (options_.scheduler) options_.scheduler->set_speaking(reinterpret_cast<uintptr_t>(this), true);
   return id;
 }
 
@@ -155,6 +157,7 @@ StreamEngineStats StreamEngine::stats() const {
   s.frames_produced = frames_produced_.load();
   s.text_bytes_segmented = text_bytes_.load();
   s.max_frames_queued = max_frames_queued_.load();
+  s.acoustic_waiting = acoustic_waiting_.load();
   s.max_audio_queued = max_audio_queued_.load();
   s.samples_to_sink = samples_to_sink_.load();
   s.chunks = chunks_.load();
@@ -218,6 +221,7 @@ void StreamEngine::finish_utterance(uint64_t utterance, bool interrupted) {
     report.interrupted = report.interrupted || interrupted;
     utterances_.erase(it);
     cb = report_cb_;
+    if (utterances_.empty() && options_.scheduler) options_.scheduler->set_speaking(reinterpret_cast<uintptr_t>(this), false);
   }
   if (cb) cb(report);
   std::lock_guard<std::mutex> lock(mutex_);
@@ -238,12 +242,22 @@ void StreamEngine::report_stale() {
 
 // ---------------------------------------------------------------- acoustic worker
 
-bool StreamEngine::push_frame_item(const FrameItem& item) {
-  while (!frames_.push(item)) {
-    if (quit_.load() || stale(item.generation)) return false;
-    nap();  // back-pressure: the vocoder is behind
+bool StreamEngine::push_work(const WorkItem& item) {
+  const uint64_t frames = item.segment ? static_cast<uint64_t>(item.segment->frames()) : 0;
+  auto in_flight = [&] { return frames_produced_.load() - frames_vocoded_.load(); };
+  // Back-pressure: the vocoder is behind (frames in flight), or the ring is full of small items.
+  while ((frames > 0 && in_flight() > 0 && in_flight() + frames > options_.frame_ring_frames) || !work_.push(item)) {
+    if (quit_.load() || stale(item.generation)) {
+      acoustic_waiting_.store(false);
+      delete item.segment;
+      return false;
+    }
+    acoustic_waiting_.store(true);
+    nap();
   }
-  update_max(max_frames_queued_, frames_.capacity() - frames_.space());
+  acoustic_waiting_.store(false);
+  frames_produced_.fetch_add(frames);
+  update_max(max_frames_queued_, in_flight());
   wake();
   return true;
 }
@@ -252,6 +266,7 @@ void StreamEngine::acoustic_loop() {
   for (;;) {
     TextItem item{};
     std::string text;
+    UtteranceSettings settings;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       text_cv_.wait(lock, [&] { return quit_.load() || !text_queue_.empty(); });
@@ -261,82 +276,83 @@ void StreamEngine::acoustic_loop() {
       auto it = utterances_.find(item.id);
       if (it == utterances_.end()) continue;
       text = it->second.text;
+      settings = it->second.settings;
     }
     if (stale(item.generation)) continue;  // the output thread reports it as interrupted
-    FrameItem marker{};
-    marker.kind = FrameItem::utterance_begin;
+    WorkItem marker{};
+    marker.kind = WorkItem::Kind::utterance_begin;
     marker.generation = item.generation;
     marker.utterance = item.id;
-    if (!push_frame_item(marker)) continue;
+    if (!push_work(marker)) continue;
     try {
-      speak_text(item.id, item.generation, text);
+      speak_text(item.id, item.generation, text, settings);
     } catch (const std::exception& e) {
       fail_utterance(item.id, e.what());
     }
-    marker.kind = FrameItem::utterance_end;
-    push_frame_item(marker);
+    marker.kind = WorkItem::Kind::utterance_end;
+    push_work(marker);
   }
 }
 
 bool StreamEngine::push_silence(uint64_t id, uint64_t generation, double seconds) {
   const int64_t samples = std::llround(std::max(0.0, seconds) * kSampleRate);
   if (samples == 0) return true;
-  FrameItem item{};
-  item.kind = FrameItem::silence;
+  WorkItem item{};
+  item.kind = WorkItem::Kind::silence;
   item.generation = generation;
   item.utterance = id;
-  item.a = samples;
-  return push_frame_item(item);
+  item.silence_samples = samples;
+  return push_work(item);
 }
 
 bool StreamEngine::push_marks(uint64_t id, uint64_t generation, const std::vector<std::string>& names) {
   for (const std::string& name : names) {
-    FrameItem item{};
-    item.kind = FrameItem::mark;
+    WorkItem item{};
+    item.kind = WorkItem::Kind::mark;
     item.generation = generation;
     item.utterance = id;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      item.a = static_cast<int64_t>(mark_base_ + mark_names_.size());
+      item.mark = mark_base_ + mark_names_.size();
       mark_names_.push_back(name);
       while (mark_names_.size() > 4096) {  // bounded: a mark is delivered long before 4096 more are made
         mark_names_.pop_front();
         ++mark_base_;
       }
     }
-    if (!push_frame_item(item)) return false;
+    if (!push_work(item)) return false;
   }
   return true;
 }
 
-const VoicePack& StreamEngine::voice_for(const std::string& name) {
-  if (name.empty()) return voice_;
+const VoicePack& StreamEngine::voice_for(const std::string& name, const UtteranceSettings& settings) {
+  if (name.empty()) return *settings.voice;
   auto it = ssml_voices_.find(name);
   if (it == ssml_voices_.end())
-    it = ssml_voices_.emplace(name, VoicePack::resolve(name, frontend_->options().assets_dir)).first;
+    it = ssml_voices_.emplace(name, VoicePack::resolve(name, settings.frontend->options().assets_dir)).first;
   return it->second;
 }
 
-void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::string& text) {
+void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::string& text,
+                              const UtteranceSettings& settings) {
   const AcousticModel& acoustic = synth_->acoustic();
+  const EngineVoice& voice_options = settings.voice_options;
+  const Frontend& frontend = *settings.frontend;
   AlignedFeatures feats;
-  FrameItem item{};
-  item.generation = generation;
-  item.utterance = id;
   bool first_segment = true;
   for (size_t begin = 0; begin < text.size();) {
-    const bool whole = voice_options_.phoneme_input || looks_like_ssml(text, frontend_->options());
+    const bool whole = voice_options.phoneme_input || frontend.reads_as_ssml(text);
     const size_t end = whole ? text.size() : piece_end(text, begin, options_.text_piece_bytes);
     const std::string piece = text.substr(begin, end - begin);
     std::vector<Segment> segments;
-    if (voice_options_.phoneme_input) {
+    if (voice_options.phoneme_input) {
       Segment s;
       s.phonemes = piece;
       s.text = piece;
       s.text_end = piece.size();
       segments.push_back(std::move(s));
     } else {
-      segments = frontend_->segment(piece);
+      segments = frontend.segment(piece);
     }
     text_bytes_.fetch_add(end - begin);
     // Phonemes per segment (scaled by the segment's speed), for the pre-roll's estimate of the segments
@@ -344,7 +360,7 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
     std::vector<double> scaled_phonemes(segments.size());
     for (size_t i = 0; i < segments.size(); ++i)
       scaled_phonemes[i] = static_cast<double>(utf8::count_code_points(segments[i].phonemes)) /
-                           std::max(1e-3, static_cast<double>(voice_options_.speed) * segments[i].rate);
+                           std::max(1e-3, static_cast<double>(voice_options.speed) * segments[i].rate);
     for (size_t si = 0; si < segments.size(); ++si) {
       const Segment& seg = segments[si];
       if (stale(generation) || quit_.load()) return;
@@ -357,11 +373,16 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
       ids.push_back(0);
       if (seg.pause_before > 0 && !push_silence(id, generation, seg.pause_before)) return;
       if (!push_marks(id, generation, seg.marks)) return;
-      const float* style = voice_for(seg.voice).style_for(static_cast<int>(n_phonemes));
+      const float* style = voice_for(seg.voice, settings).style_for(static_cast<int>(n_phonemes));
+      ComputeScheduler::Turn turn;
+      const uint64_t ahead = (frames_produced_.load() - frames_vocoded_.load()) * kSamplesPerFrame;
+      if (!take_turn(turn, generation, deadline_ns(id, ahead))) return;
       const auto t0 = Clock::now();
-      acoustic.forward(ids, style, voice_options_.speed * static_cast<float>(seg.rate), feats);
+      acoustic.forward(ids, style, voice_options.speed * static_cast<float>(seg.rate), feats);
+      turn = ComputeScheduler::Turn();
       const double acoustic_s = ms_since(t0) / 1e3;
       add_synth_seconds(id, acoustic_s);
+      report_work(acoustic_s, static_cast<double>(feats.frames() * kSamplesPerFrame) / kSampleRate);
       spdlog::debug("acoustic model: {} tokens, {:.1f} ms", ids.size(), acoustic_s * 1e3);
       if (stale(generation)) return;
       const int64_t F = feats.frames();
@@ -369,46 +390,42 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
       acoustic_frames_ += static_cast<double>(F);  // frames per (speed-scaled) phoneme, for the estimates
       acoustic_phonemes_ += scaled_phonemes[si];
 
-      item.kind = FrameItem::segment_begin;
-      item.a = F;
-      item.b = static_cast<int64_t>(begin + seg.text_begin);
-      item.c = static_cast<int64_t>(begin + seg.text_end);
-      std::copy(style, style + kStyleDim, item.payload);
-      // After the style: the estimated frames of the segments after this one in the piece (as many as fit),
-      // and whether it is the utterance's last segment.
-      int64_t following = 0;
+      auto segment = std::make_unique<AlignedSegment>();
+      AlignedSegment& a = *segment;
+      a.style.assign(style, style + kStyleDim);
+      a.text_begin = static_cast<int64_t>(begin + seg.text_begin);
+      a.text_end = static_cast<int64_t>(begin + seg.text_end);
+      // The estimated frames of the segments after this one in the piece, and whether it is the
+      // utterance's last segment.
       bool more_speech = false;
       for (size_t j = si + 1; j < segments.size(); ++j) {
         if (scaled_phonemes[j] <= 0) continue;
         more_speech = true;
-        if (following < FrameItem::kPayload - kStyleDim)
-          item.payload[kStyleDim + following++] = static_cast<float>(scaled_phonemes[j] * frames_per_phoneme());
+        a.following_frames.push_back(scaled_phonemes[j] * frames_per_phoneme());
       }
-      item.x = static_cast<double>(following);
-      item.y = !more_speech && end == text.size() ? 1.0 : 0.0;
-      if (!push_frame_item(item)) return;
-      if (!voice_options_.phoneme_input) {
+      a.last = !more_speech && end == text.size();
+      if (!voice_options.phoneme_input) {
         for (const WordTiming& w : word_timings(seg, feats.durations)) {
-          item.kind = FrameItem::word;
-          item.a = static_cast<int64_t>(begin + w.text_begin);
-          item.b = static_cast<int64_t>(begin + w.text_end);
-          item.x = w.start_s;
-          item.y = w.end_s;
-          if (!push_frame_item(item)) return;
+          EventItem e{};
+          e.kind = EventItem::word;
+          e.text_begin = begin + w.text_begin;
+          e.text_end = begin + w.text_end;
+          e.position = static_cast<uint64_t>(std::llround(w.start_s * kSampleRate));  // relative to the segment
+          e.end_position = static_cast<uint64_t>(std::llround(w.end_s * kSampleRate));
+          a.words.push_back(e);
         }
       }
-      item.kind = FrameItem::frame;
-      for (int64_t f = 0; f < F; ++f) {
-        for (int64_t c = 0; c < kAsrDim; ++c) item.payload[c] = feats.asr.data()[c * F + f];
-        item.payload[kAsrDim] = feats.f0.data()[2 * f];
-        item.payload[kAsrDim + 1] = feats.f0.data()[2 * f + 1];
-        item.payload[kAsrDim + 2] = feats.n.data()[2 * f];
-        item.payload[kAsrDim + 3] = feats.n.data()[2 * f + 1];
-        if (!push_frame_item(item)) return;
-        frames_produced_.fetch_add(1);
-      }
-      item.kind = FrameItem::segment_end;
-      if (!push_frame_item(item)) return;
+      a.asr = std::move(feats.asr);
+      a.f0 = std::move(feats.f0);
+      a.n = std::move(feats.n);
+      if (a.frames() != F) throw Error("streaming engine: aligned features of " + std::to_string(a.frames()) +
+                                        " frames, durations say " + std::to_string(F) + " (internal)");
+      WorkItem item{};
+      item.kind = WorkItem::Kind::segment;
+      item.generation = generation;
+      item.utterance = id;
+      item.segment = segment.release();
+      if (!push_work(item)) return;
       if (seg.pause_after > 0 && !push_silence(id, generation, seg.pause_after)) return;
       if (!push_marks(id, generation, seg.marks_after)) return;
       if (first_segment && options_.first_segment_first && !wait_first_segment(id, generation)) return;
@@ -447,9 +464,9 @@ bool StreamEngine::push_event(const EventItem& e, uint64_t generation) {
 }
 
 void StreamEngine::vocoder_loop() {
-  FrameItem item{};
+  WorkItem item{};
   for (;;) {
-    if (!frames_.pop(item)) {
+    if (!work_.pop(item)) {
       if (quit_.load()) return;
       if (idle_release_due_ && Clock::now() >= *idle_release_due_) {
         idle_release_due_.reset();
@@ -459,77 +476,64 @@ void StreamEngine::vocoder_loop() {
       continue;
     }
     idle_release_due_.reset();  // work again (set anew at the end of an utterance)
+    std::unique_ptr<AlignedSegment> segment(item.segment);  // freed here whatever happens to it
+    if (segment) frames_vocoded_.fetch_add(static_cast<uint64_t>(segment->frames()));
     if (stale(item.generation)) continue;
     EventItem e{};
     e.generation = item.generation;
     e.utterance = item.utterance;
     switch (item.kind) {
-      case FrameItem::utterance_begin:
+      case WorkItem::Kind::utterance_begin:
         // The marker the output thread uses to tell this utterance's audio from stale audio.
         e.kind = EventItem::utterance_start;
         e.position = e.end_position = audio_.write_position();
         nominal_queue_ = 0;  // the nominal slice plan starts from silence
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          if (auto it = utterances_.find(item.utterance); it != utterances_.end())
+            vocoder_voice_ = it->second.settings.voice_options;
+        }
         preroll_begin(item.utterance);  // before the marker: the output thread must see the hold with it
         push_event(e, item.generation);
         break;
-      case FrameItem::segment_begin:
-        seg_.utterance = item.utterance;
-        seg_.style.assign(item.payload, item.payload + kStyleDim);
-        seg_.expected = item.a;
-        seg_.text_begin = item.b;
-        seg_.text_end = item.c;
-        seg_.asr.clear();
-        seg_.f0.clear();
-        seg_.n.clear();
-        seg_.words.clear();
-        seg_.last = item.y > 0.5;
-        seg_.following_frames.assign(item.payload + kStyleDim, item.payload + kStyleDim + static_cast<int64_t>(item.x));
-        break;
-      case FrameItem::word:
-        e.kind = EventItem::word;
-        e.text_begin = static_cast<uint64_t>(item.a);
-        e.text_end = static_cast<uint64_t>(item.b);
-        e.position = static_cast<uint64_t>(std::llround(item.x * kSampleRate));  // relative until the segment starts
-        e.end_position = static_cast<uint64_t>(std::llround(item.y * kSampleRate));
-        seg_.words.push_back(e);
-        break;
-      case FrameItem::frame:
-        seg_.asr.insert(seg_.asr.end(), item.payload, item.payload + kAsrDim);
-        seg_.f0.insert(seg_.f0.end(), item.payload + kAsrDim, item.payload + kAsrDim + 2);
-        seg_.n.insert(seg_.n.end(), item.payload + kAsrDim + 2, item.payload + kAsrDim + 4);
-        break;
-      case FrameItem::segment_end:
+      case WorkItem::Kind::segment:
+        seg_ = std::move(*segment);
         try {
           synthesize_segment(item.generation, item.utterance);
         } catch (const std::exception& ex) {
           fail_utterance(item.utterance, ex.what());
         }
+        seg_ = AlignedSegment{};
         mark_first_segment(item.utterance);  // also when it failed or went stale: never leave the acoustic worker waiting
         break;
-      case FrameItem::mark:
+      case WorkItem::Kind::mark:
         e.kind = EventItem::mark;
         e.position = e.end_position = audio_.write_position();
-        e.text_begin = static_cast<uint64_t>(item.a);
+        e.text_begin = item.mark;
         push_event(e, item.generation);
         break;
-      case FrameItem::silence: {
-        const std::vector<float> zeros(std::min<int64_t>(item.a, kSampleRate), 0.0f);
-        for (int64_t left = item.a; left > 0;) {
+      case WorkItem::Kind::silence: {
+        const std::vector<float> zeros(std::min<int64_t>(item.silence_samples, kSampleRate), 0.0f);
+        for (int64_t left = item.silence_samples; left > 0;) {
           const int64_t n = std::min<int64_t>(left, static_cast<int64_t>(zeros.size()));
           if (!push_audio(zeros.data(), static_cast<size_t>(n), item.generation)) break;
           left -= n;
         }
         break;
       }
-      case FrameItem::utterance_end:
+      case WorkItem::Kind::utterance_end:
         if (preroll_.active) preroll_release();  // all of it is vocoded
+        {
+          // The next utterance of this session waits behind this one's audio, not before it.
+          const int64_t dry = deadline_ns(item.utterance, 0);
+          std::lock_guard<std::mutex> lock(mutex_);
+          previous_dry_ns_ = std::max(previous_dry_ns_, dry);
+        }
         e.kind = EventItem::utterance_end;
         e.position = e.end_position = audio_.write_position();
         push_event(e, item.generation);
         // Not at once: a next utterance that follows within the delay would fault everything in again.
         idle_release_due_ = Clock::now() + kIdleReleaseDelay;
-        break;
-      default:
         break;
     }
   }
@@ -539,18 +543,20 @@ void StreamEngine::vocoder_loop() {
 // freed activations the heap keeps (core/heap.h) nor the weights' file pages (ModelFile::release_resident_pages).
 // The next utterance faults in what it uses.
 void StreamEngine::return_idle_memory() {
+  if (!may_release_pages()) return;
   synth_->model().release_resident_pages();
   return_free_heap_pages();
 }
 
+
+
 void StreamEngine::synthesize_segment(uint64_t generation, uint64_t utterance) {
-  const int64_t F = static_cast<int64_t>(seg_.f0.size() / 2);
-  if (F != seg_.expected || F < 1)
-    throw Error("streaming engine: segment has " + std::to_string(F) + " frames, expected " +
-                std::to_string(seg_.expected) + " (internal)");
-  Tensor asr({kAsrDim, F}), f0 = Tensor::from(seg_.f0.data(), {2 * F}), n = Tensor::from(seg_.n.data(), {2 * F});
-  for (int64_t f = 0; f < F; ++f)
-    for (int64_t c = 0; c < kAsrDim; ++c) asr.data()[c * F + f] = seg_.asr[f * kAsrDim + c];
+  const int64_t F = seg_.frames();
+  if (F < 1 || seg_.asr.dim(0) != kAsrDim || seg_.f0.numel() != 2 * F || seg_.n.numel() != 2 * F)
+    throw Error("streaming engine: a segment of " + std::to_string(F) + " frames with inconsistent features (internal)");
+  const Tensor& asr = seg_.asr;
+  const Tensor& f0 = seg_.f0;
+  const Tensor& n = seg_.n;
   const uint64_t start = audio_.write_position();
   const uint64_t samples = static_cast<uint64_t>(F) * kSamplesPerFrame;
   {
@@ -569,14 +575,16 @@ void StreamEngine::synthesize_segment(uint64_t generation, uint64_t utterance) {
   e.text_end = static_cast<uint64_t>(seg_.text_end);
   if (!push_event(e, generation)) return;
   for (EventItem w : seg_.words) {
+    w.generation = generation;
+    w.utterance = utterance;
     w.position = std::min(start + w.position, start + samples);
     w.end_position = std::min(start + w.end_position, start + samples);
     if (!push_event(w, generation)) return;
   }
 
-  SeededNoise seeded(voice_options_.seed);
+  SeededNoise seeded(vocoder_voice_.seed);
   TestNoise reference;
-  NoiseSource& noise = voice_options_.reference_noise ? static_cast<NoiseSource&>(reference) : seeded;
+  NoiseSource& noise = vocoder_voice_.reference_noise ? static_cast<NoiseSource&>(reference) : seeded;
   if (mode_ == SynthesisMode::slice) {
     synthesize_slices(generation, utterance, asr, f0, n, noise);
   } else if (mode_ == SynthesisMode::exact) {

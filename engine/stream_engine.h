@@ -32,6 +32,11 @@
 // Underruns: when the vocoder falls behind, the device sink plays silence and counts an underrun
 // (realtime/); nothing is dropped: the pipeline delivers every sample of every segment in order.
 //
+// Sessions: an engine is one session on a shared model (engine/model.h): the Synthesizer and frontends are
+// immutable and shared, and StreamOptions::scheduler (shared by every session of a model) gives each compute
+// item (a segment's acoustic model, a decoder half, a slice, a whole segment) its turn, earliest deadline
+// first (engine/compute_scheduler.h). Voice, frontend (language), speed and seed come with each say().
+//
 // Threads: say/stop/wait_idle/on_report/on_event/stats from any thread. Callbacks run on the output thread.
 #pragma once
 #include <atomic>
@@ -48,6 +53,7 @@
 #include <thread>
 
 #include "core/voice.h"
+#include "engine/compute_scheduler.h"
 #include "engine/stream_options.h"
 #include "engine/synthesizer.h"
 #include "engine/utterance_report.h"
@@ -68,11 +74,19 @@ struct EngineVoice {
   bool reference_noise = false;  // the reference tool's deterministic noise (TestNoise) instead of the seed
 };
 
+// What one utterance is said with. A null voice or frontend means the engine's own (its constructor's).
+struct UtteranceSettings {
+  std::shared_ptr<const VoicePack> voice;
+  std::shared_ptr<const Frontend> frontend;  // the language
+  EngineVoice voice_options;
+};
+
 // Counters for tests and benchmarks (any thread; a consistent snapshot of each value, not of the set).
 struct StreamEngineStats {
   uint64_t frames_produced = 0;      // aligned frames the acoustic worker pushed
   uint64_t text_bytes_segmented = 0; // text bytes handed to the frontend so far
-  uint64_t max_frames_queued = 0;    // high-water mark of the frame ring
+  uint64_t max_frames_queued = 0;    // high-water mark of the frames in flight to the vocoder worker
+  bool acoustic_waiting = false;     // the acoustic worker is blocked on back-pressure now (push_work)
   uint64_t max_audio_queued = 0;     // high-water mark of the audio ring (samples)
   uint64_t samples_to_sink = 0;      // samples handed to the sink
   uint64_t chunks = 0;               // vocoder pushes (stream mode) or segments (exact mode)
@@ -97,7 +111,8 @@ class StreamEngine {
   StreamEngine(const StreamEngine&) = delete;
   StreamEngine& operator=(const StreamEngine&) = delete;
 
-  uint64_t say(std::string text);  // queues; returns the utterance id at once
+  uint64_t say(std::string text);  // queues with the engine's settings; returns the utterance id at once
+  uint64_t say(std::string text, UtteranceSettings settings);  // queues with these settings
   void stop();                     // barge-in: drop everything queued and the utterance being spoken
   // Blocks until every utterance said so far is reported (its audio handed to the sink), or timeout.
   bool wait_idle(double timeout_seconds = 3600);
@@ -106,18 +121,6 @@ class StreamEngine {
   StreamEngineStats stats() const;
   SynthesisMode mode() const { return mode_; }
 
-  // One item of the frame ring (trivially copyable, fixed size). Public for the ring's instantiation.
-  struct FrameItem {
-    // silence: a pause of `a` samples (SSML <break>), played between segments.
-    // mark: an SSML mark, `a` = its index in mark_names_.
-    enum Kind : uint32_t { utterance_begin, segment_begin, word, frame, segment_end, utterance_end, silence, mark };
-    static constexpr int kPayload = 516;  // asr [512] + F0 [2] + N [2]; a segment's style [256]
-    uint32_t kind;
-    uint64_t generation, utterance;
-    int64_t a, b, c;  // segment_begin: frames, text_begin, text_end; word: text_begin, text_end
-    double x, y;      // word: start_s, end_s within the segment
-    float payload[kPayload];
-  };
   // One item of the event ring: a StreamEvent at an absolute audio ring position, or an internal marker.
   struct EventItem {
     enum Kind : uint32_t { utterance_start, segment_start, word, segment_end, utterance_end, failed, mark };
@@ -126,16 +129,43 @@ class StreamEngine {
     uint64_t position, end_position;  // samples, in audio ring positions
     uint64_t text_begin, text_end;
   };
+  // What the acoustic worker hands the vocoder worker for one segment, whole: its aligned features (the
+  // acoustic model's own tensors, moved, never copied frame by frame), its style row, its words and text,
+  // and what exact mode's pre-roll needs to know of the segments after it.
+  struct AlignedSegment {
+    Tensor asr, f0, n;                     // [512, F], [2F], [2F]
+    std::vector<float> style;              // kStyleDim
+    int64_t text_begin = 0, text_end = 0;  // bytes in the utterance's text
+    std::vector<EventItem> words;          // word events, positions relative to the segment's start (samples)
+    std::vector<double> following_frames;  // estimated frames of the segments after it in its text piece
+    bool last = false;                     // the utterance's last segment (as far as the acoustic worker knows)
+    int64_t frames() const { return asr.dim(1); }
+  };
+  // One item of the work ring from the acoustic to the vocoder worker (trivially copyable: the ring copies
+  // it). A segment item owns its AlignedSegment: whoever takes it from the ring, or fails to push it, frees it.
+  struct WorkItem {
+    enum class Kind : uint32_t { utterance_begin, segment, silence, mark, utterance_end };
+    Kind kind;
+    uint64_t generation, utterance;
+    AlignedSegment* segment;  // segment
+    int64_t silence_samples;  // silence: an SSML <break> between segments
+    uint64_t mark;            // mark: an SSML <mark>, its index in mark_names_
+  };
 
  private:
   struct Utterance {
     std::string text;
+    UtteranceSettings settings;  // voice and frontend filled in
     uint64_t generation = 0;
     std::chrono::steady_clock::time_point queued;
     UtteranceReport report;
     bool started_audio = false;
     bool preroll_held = false;                     // its audio waited for the pre-roll rule ...
     std::chrono::steady_clock::time_point held_since;  // ... since then
+    // Its playback clock (set by the output thread at its first audio): ring position playback_pos plays at
+    // playback_ns (steady_now_ns); the compute deadlines of its later work follow from it.
+    int64_t playback_ns = 0;
+    uint64_t playback_pos = 0;
   };
   struct TextItem {
     uint64_t id, generation;
@@ -144,15 +174,19 @@ class StreamEngine {
   void acoustic_loop();
   void vocoder_loop();
   void output_loop();
-  void speak_text(uint64_t id, uint64_t generation, const std::string& text);
+  void speak_text(uint64_t id, uint64_t generation, const std::string& text, const UtteranceSettings& settings);
   bool push_silence(uint64_t id, uint64_t generation, double seconds);  // acoustic worker: an SSML pause
-  const VoicePack& voice_for(const std::string& name);                   // acoustic worker: an SSML <voice>
+  // Acoustic worker: an SSML <voice> (empty: the utterance's voice).
+  const VoicePack& voice_for(const std::string& name, const UtteranceSettings& settings);
   std::map<std::string, VoicePack> ssml_voices_;                          // acoustic worker only
   bool push_marks(uint64_t id, uint64_t generation, const std::vector<std::string>& names);
   std::deque<std::string> mark_names_;  // SSML mark names by index (mutex_); the oldest are dropped
   uint64_t mark_base_ = 0;              // index of mark_names_.front()
   void synthesize_segment(uint64_t generation, uint64_t utterance);
-  bool push_frame_item(const FrameItem& item);
+  // Acoustic worker: blocks while the ring is full, or (segments) while the frames in flight to the vocoder
+  // would pass StreamOptions::frame_ring_frames with this one (one segment always fits). False when the
+  // utterance went stale or the engine quits; a segment not pushed is freed.
+  bool push_work(const WorkItem& item);
   bool push_audio(const float* samples, size_t n, uint64_t generation);
   bool push_event(const EventItem& e, uint64_t generation);
   bool stale(uint64_t generation) const { return generation != generation_.load(std::memory_order_acquire); }
@@ -163,6 +197,17 @@ class StreamEngine {
   void finish_utterance(uint64_t utterance, bool interrupted);
   void report_stale();
   void return_idle_memory();  // vocoder worker, when an utterance is done and nothing followed it for a while
+  // Whether this session may give the weights' pages back now: not while another session computes with them.
+  bool may_release_pages() const;
+  // Compute turns (engine/compute_scheduler.h). The deadline of an utterance's next work: when its audio
+  // would run out without it (`ahead_samples`: audio made but not vocoded yet, for the acoustic worker), or
+  // for an utterance not playing yet, when it was queued (but not before this session's previous audio
+  // runs out). take_turn blocks until the scheduler grants a slot (at once without a scheduler); false when
+  // the utterance went stale or the engine quits meanwhile.
+  int64_t deadline_ns(uint64_t utterance, uint64_t ahead_samples) const;
+  bool take_turn(ComputeScheduler::Turn& turn, uint64_t generation, int64_t deadline_ns);
+  void report_work(double compute_seconds, double audio_seconds);
+  int64_t previous_dry_ns_ = 0;  // (mutex_) when the last finished utterance's audio runs out
   using Clock = std::chrono::steady_clock;
   static double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
   static constexpr std::chrono::milliseconds kIdleReleaseDelay{500};
@@ -171,13 +216,16 @@ class StreamEngine {
   std::shared_ptr<const Synthesizer> synth_;
   std::shared_ptr<const Frontend> frontend_;
   Vocab vocab_;
-  VoicePack voice_;
+  std::shared_ptr<const VoicePack> voice_;
   AudioSink& sink_;
-  EngineVoice voice_options_;
+  EngineVoice voice_options_;    // the defaults of say(text)
+  EngineVoice vocoder_voice_;   // vocoder worker: the settings of the utterance it vocodes
   SynthesisMode mode_;
   StreamOptions options_;
 
-  SpscRing<FrameItem> frames_;
+  // Items, not frames: the frames in flight are bounded by StreamOptions::frame_ring_frames (push_work).
+  static constexpr size_t kWorkRingItems = 256;
+  SpscRing<WorkItem> work_;
   SpscRing<float> audio_;
   SpscRing<EventItem> events_;
 
@@ -195,21 +243,15 @@ class StreamEngine {
   std::mutex wake_mutex_;
   std::condition_variable wake_cv_;
 
-  // Vocoder worker state: the segment being collected.
-  struct Collect {
-    uint64_t utterance = 0;
-    std::vector<float> style;
-    int64_t expected = 0, text_begin = 0, text_end = 0;
-    bool last = false;                    // the utterance's last segment (as far as the acoustic worker knows)
-    std::vector<double> following_frames;  // estimated frames of the segments after it in its text piece
-    std::vector<float> asr, f0, n;  // asr frame-major [F][512], transposed when the segment is complete
-    std::vector<EventItem> words;
-  } seg_;
+  // Vocoder worker: the segment being vocoded.
+  AlignedSegment seg_;
 
   // The newest utterance whose first segment the vocoder has computed (or given up on): see first_segment_first.
   std::atomic<uint64_t> first_segment_done_{0};
   void mark_first_segment(uint64_t utterance);
   bool wait_first_segment(uint64_t utterance, uint64_t generation);
+  std::atomic<bool> acoustic_waiting_{false};
+  std::atomic<uint64_t> frames_vocoded_{0};  // frames the vocoder worker has taken from the ring (whole segments)
   std::atomic<uint64_t> frames_produced_{0}, text_bytes_{0}, max_frames_queued_{0}, max_audio_queued_{0},
       samples_to_sink_{0}, chunks_{0}, flushes_{0}, first_segment_holds_{0};
 

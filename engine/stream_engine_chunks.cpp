@@ -16,6 +16,8 @@ bool StreamEngine::synthesize_chunks(uint64_t generation, uint64_t utterance, co
   const int64_t F = asr.dim(1);
   Tensor audio;
   // The decoder half over the whole segment: exact statistics, and one pass over its 1024-wide weights.
+  ComputeScheduler::Turn turn;
+  if (!take_turn(turn, generation, deadline_ns(utterance, 0))) return false;
   auto t0 = Clock::now();
   Tensor x, cols;
   synth_->decoder().features(asr, f0, n, seg_.style.data(), x);
@@ -23,17 +25,21 @@ bool StreamEngine::synthesize_chunks(uint64_t generation, uint64_t utterance, co
   StreamDecoder* sd = stream_decoder_.get();
   sd->begin(seg_.style.data(), noise, *policy, F, StreamDecoder::Input::decoder_features);
   double compute_s = ms_since(t0) / 1e3;
+  turn = ComputeScheduler::Turn();
   int64_t chunk = options_.first_chunk_frames, f0_sent = 0;
   for (int64_t f = 0; f < F;) {
     if (stale(generation) || quit_.load()) return false;
     if (options_.before_chunk) options_.before_chunk();
     const int64_t m = std::min(chunk, F - f);
+    if (!take_turn(turn, generation, deadline_ns(utterance, 0))) return false;
     t0 = Clock::now();
     copy_columns(x, 2 * f, 2 * m, cols);
     const int64_t f0_to = std::min<int64_t>(2 * (f + m + options_.source_lead_frames), 2 * F);
     sd->push_features(cols, f0.data() + f0_sent, f0_to - f0_sent, f + m == F, audio);
     f0_sent = f0_to;
+    turn = ComputeScheduler::Turn();
     compute_s += ms_since(t0) / 1e3;
+    report_work(ms_since(t0) / 1e3, static_cast<double>(m * kSamplesPerFrame) / kSampleRate);
     chunks_.fetch_add(1);
     f += m;
     chunk = std::min<int64_t>(2 * chunk, options_.max_chunk_frames);

@@ -122,6 +122,8 @@ void StreamEngine::output_loop() {
         Utterance& u = it->second;
         if (!u.started_audio) {
           u.started_audio = true;
+          u.playback_ns = steady_now_ns();
+          u.playback_pos = audio_.read_position() - n;
           u.report.first_audio_ms = ms_since(u.queued);
           if (u.preroll_held) u.report.preroll_ms = ms_since(u.held_since);
         }

@@ -34,13 +34,17 @@ bool StreamEngine::synthesize_whole(uint64_t generation, uint64_t utterance, con
   constexpr double kSecondsPerFrame = static_cast<double>(kSamplesPerFrame) / kSampleRate;
   std::vector<double> to_vocode{static_cast<double>(F) * kSecondsPerFrame};
   for (const double f : seg_.following_frames) to_vocode.push_back(f * kSecondsPerFrame);
+  ComputeScheduler::Turn turn;
+  if (!take_turn(turn, generation, deadline_ns(utterance, 0))) return false;
   preroll_decide(to_vocode, true);  // this segment's vocoding starts now
   const auto t0 = Clock::now();
   const int64_t t0_ns = preroll_now_ns();
   VocodeProgress last{0, 0, 0};
   const ProgressCallback on_progress = [&](double fraction) { preroll_progress(to_vocode, t0_ns, fraction, last); };
-  synth_->vocode(asr, f0, n, seg_.style.data(), noise, audio, nullptr, &on_progress);
+  synth_->vocode(asr, f0, n, seg_.style.data(), noise, audio, nullptr, &on_progress, may_release_pages());
+  turn = ComputeScheduler::Turn();
   add_synth_seconds(utterance, ms_since(t0) / 1e3);
+  report_work(ms_since(t0) / 1e3, static_cast<double>(F) * kSecondsPerFrame);
   const double took = static_cast<double>(preroll_now_ns() - t0_ns) * 1e-9;
   const double overhead = options_.preroll.follow_progress ? options_.preroll.segment_overhead_seconds : 0.0;
   preroll_rtf_ = updated_preroll_rtf(preroll_rtf_, std::max(took - overhead, 0.0) / to_vocode.front());

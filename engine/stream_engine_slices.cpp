@@ -24,14 +24,18 @@ double StreamEngine::queued_audio_seconds() const {
 void StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, const Tensor& asr, const Tensor& f0,
                                      const Tensor& n, NoiseSource& noise) {
   const Decoder& dec = synth_->decoder();
+  ComputeScheduler::Turn turn;
+  if (!take_turn(turn, generation, deadline_ns(utterance, 0))) return;
   const auto t_start = Clock::now();
   Tensor x, audio;
   dec.features(asr, f0, n, seg_.style.data(), x);
-  const bool release = asr.dim(1) >= kReleasePagesFromFrames;  // a long segment: where the memory peaks
+  // A long segment: where the memory peaks. Not while other sessions compute: they would fault them in again.
+  const bool release = asr.dim(1) >= kReleasePagesFromFrames && may_release_pages();
   if (release) synth_->model().release_resident_pages();  // the generator needs none of them (model_file.h)
   const double features_ms = ms_since(t_start);
   SliceVocoder& sv = *slicer_;
   sv.begin(x, f0.data(), seg_.style.data(), noise);
+  turn = ComputeScheduler::Turn();
   spdlog::debug("slice mode: decoder half {:.1f} ms, harmonic source {:.1f} ms ({} frames)", features_ms,
                 ms_since(t_start) - features_ms, asr.dim(1));
   const int64_t T = sv.columns();
@@ -63,10 +67,13 @@ void StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, co
       end = std::min(end, planner.next_end(from, queued_audio_seconds(), measured_rtf_));
       if (end < nominal_end) slices_shortened_.fetch_add(1);
     }
+    if (!take_turn(turn, generation, deadline_ns(utterance, 0))) return;
     const auto t0 = Clock::now();
     spdlog::debug("slice {} -> {} of {} (nominal {})", from, end, T, nominal_end);
     sv.render_until(end, audio);
+    turn = ComputeScheduler::Turn();
     const double took = ms_since(t0) / 1e3;
+    report_work(took, static_cast<double>(end - from) * spc);
     spdlog::debug("slice {} -> {}: {:.1f} ms", from, end, took * 1e3);
     compute_s += took;
     // Speed for the measured bound: per second of audio computed (context included), smoothed.

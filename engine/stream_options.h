@@ -15,6 +15,8 @@
 
 namespace kokoro {
 
+class ComputeScheduler;
+
 // Every mode runs the acoustic model (durations, F0, energy) over the same whole-sentence segments, so
 // every mode speaks each sentence with the same timing; they differ in how the vocoder gets there.
 // exact: every segment is vocoded whole (the reference's statistics; identical to Synthesizer), segment N+1
@@ -65,11 +67,18 @@ struct StreamOptions {
   PrerollOptions preroll;
 
   // Bounds, i.e. back-pressure: how far each stage may run ahead of the next.
-  std::size_t frame_ring_frames = 1024;  // aligned frames between the acoustic and the vocoder worker
+  // Aligned frames in flight between the acoustic and the vocoder worker (whole segments: one segment always
+  // goes, however long).
+  std::size_t frame_ring_frames = 1024;
   // Audio between the vocoder worker and the sink writer. Generous, so that the vocoder can work ahead of
   // playback (the next segment while this one plays); barge-in drops it exactly, so size costs no latency.
   double audio_ring_seconds = 20.0;
   std::size_t text_piece_bytes = 4096;   // text handed to the frontend at a time (cut at a line or sentence end)
+
+  // The compute scheduler shared by every session of a model (engine/compute_scheduler.h): each compute item
+  // waits for its turn, earliest deadline first, and the session's load feeds admission. Null: no turns
+  // (one session alone, as before sessions existed).
+  std::shared_ptr<ComputeScheduler> scheduler;
 
   // Test instrumentation: called by the vocoder worker before each chunk of work (e.g. to make it slow).
   std::function<void()> before_chunk;

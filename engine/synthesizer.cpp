@@ -18,11 +18,12 @@ SynthesisResult Synthesizer::synthesize(const std::vector<int64_t>& ids, const V
 }
 
 void Synthesizer::vocode(const Tensor& asr, const Tensor& f0, const Tensor& n, const float* style, NoiseSource& noise,
-                         Tensor& audio, const Trace* trace, const ProgressCallback* progress) const {
+                         Tensor& audio, const Trace* trace, const ProgressCallback* progress,
+                         bool release_pages) const {
   // The weights' pages, and the heap's free pages: the heap keeps what a part freed resident (glibc returns
   // only its top by itself), ~80-130 MB by the generator's last stage in a process that prepared its weights
   // itself and freed the heap copies when it wrote the store.
-  const bool release = asr.dim(1) >= kReleasePagesFromFrames;
+  const bool release = release_pages && asr.dim(1) >= kReleasePagesFromFrames;
   auto give_back = [&] {
     if (!release) return;
     model_->release_resident_pages();

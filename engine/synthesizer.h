@@ -56,8 +56,10 @@ class Synthesizer {
   // `progress` is called on this thread after the decoder half and after each piece of the generator with
   // the fraction of the work done (weighted by multiply-adds, vocoder/work_progress.h), last with 1; the
   // streaming engine's pre-roll follows it.
+  // `release_pages` false: keep the pages (another session on the same model is computing with them).
   void vocode(const Tensor& asr, const Tensor& f0, const Tensor& n, const float* style, NoiseSource& noise,
-              Tensor& audio, const Trace* trace = nullptr, const ProgressCallback* progress = nullptr) const;
+              Tensor& audio, const Trace* trace = nullptr, const ProgressCallback* progress = nullptr,
+              bool release_pages = true) const;
   const ModelFile& model() const { return *model_; }
 
  private:

@@ -122,12 +122,12 @@ Frontend& Frontend::operator=(Frontend&&) noexcept = default;
 
 const FrontendOptions& Frontend::options() const { return impl_->options; }
 
-namespace {
-
-bool reads_as_ssml(const FrontendOptions& o, std::string_view text) {
-  return o.ssml == FrontendOptions::Ssml::on ||
-         (o.ssml == FrontendOptions::Ssml::automatic && ssml::looks_like_ssml(text));
+bool Frontend::reads_as_ssml(std::string_view text) const {
+  return impl_->options.ssml == FrontendOptions::Ssml::on ||
+         (impl_->options.ssml == FrontendOptions::Ssml::automatic && ssml::looks_like_ssml(text));
 }
+
+namespace {
 
 // Malformed SSML that was only detected (not asked for) is read as its text with the tags blanked out
 // (offsets stay those of the input), so that segment() keeps never throwing for plain-text callers.
@@ -158,7 +158,7 @@ std::optional<ssml::Document> parse_ssml(std::string_view text, const FrontendOp
 }  // namespace
 
 std::string Frontend::normalize(std::string_view text) const {
-  if (reads_as_ssml(impl_->options, text)) {
+  if (reads_as_ssml(text)) {
     const auto doc = parse_ssml(text, impl_->options);
     if (!doc) return normalize_plain(without_tags(text));
     std::string out;
@@ -191,7 +191,7 @@ std::string Frontend::normalize_plain(std::string_view text) const {
 }
 
 std::vector<Segment> Frontend::segment(std::string_view text) const {
-  if (!reads_as_ssml(impl_->options, text)) return segment_plain(text, impl_->options.first_segment_max_words);
+  if (!reads_as_ssml(text)) return segment_plain(text, impl_->options.first_segment_max_words);
   const auto parsed = parse_ssml(text, impl_->options);
   if (!parsed) {
     // Segment::text is the caller's text again, tags included (invalid UTF-8 read as U+FFFD, as always).

@@ -102,6 +102,9 @@ class Frontend {
   // (espeak-ng normalises internally).
   std::string normalize(std::string_view text) const;
   const FrontendOptions& options() const;
+  // Whether segment() reads `text` as SSML (options().ssml, or automatic: it starts with <speak after an
+  // optional BOM, XML declaration and comments: ssml::looks_like_ssml). The one SSML detector of the engine.
+  bool reads_as_ssml(std::string_view text) const;
 
  private:
   std::vector<Segment> segment_plain(std::string_view text, size_t first_segment_max_words) const;

@@ -21,7 +21,9 @@
  * a size the library does not know is refused with KOKORO_ERR_STRUCT_SIZE.
  *
  * Threads: every function may be called from any thread. One kokoro_speak runs at a time per engine (a
- * second concurrent call on the same engine returns KOKORO_ERR_BUSY; use one engine per concurrent voice).
+ * second concurrent call on the same engine returns KOKORO_ERR_BUSY). For several voices or listeners at
+ * once, open one model and a session per listener (kokoro_model_open, kokoro_session_new, below): they share
+ * the weights and the compute threads instead of loading the model once per engine.
  * kokoro_stop is the call meant for other threads (barge-in). Callbacks run on an engine thread, not on the
  * caller's; inside them only kokoro_stop (or returning nonzero) and the functions that take no engine are
  * allowed.
