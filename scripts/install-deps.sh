@@ -17,6 +17,7 @@ PACKAGES=(
   # kokoro-server: Boost.Asio/Beast (HTTP, Wyoming), the encoders (LAME, libopusenc, libFLAC, vo-aacenc),
   # Avahi (--zeroconf); its tests decode AAC with libfaad2 and use curl as a client
   libboost-dev libmp3lame-dev libopusenc-dev libflac-dev libvo-aacenc-dev libavahi-client-dev libfaad-dev curl
+  debootstrap
 )
 
 missing=()

@@ -36,8 +36,10 @@ void add_speech_options(CLI::App& app, SpeechOptions& o) {
                  "longer slices are a little closer to exact mode)")
       ->check(CLI::Range(1.0, 60.0))->capture_default_str();
   app.add_flag("--phonemes-in", o.phonemes_in, "The input is a phoneme string (Kokoro's symbols), not text");
-  app.add_option("--model", o.model, "Model file (default: $KOKORO_MODEL or models/kokoro-v1_0.kokoro)");
-  app.add_option("--assets", o.assets, "Assets directory (default: $KOKORO_ASSETS or ../shared/assets)");
+  app.add_option("--model", o.model, "Model file (default: $KOKORO_MODEL, else the installed "
+                 "<prefix>/share/kokoro-rt/kokoro-v1_0.kokoro, else models/ of a build tree)");
+  app.add_option("--assets", o.assets, "Assets directory (default: $KOKORO_ASSETS, else the installed "
+                 "<prefix>/share/kokoro-rt/assets, else ../shared/assets of a build tree)");
   app.add_option("--threads", o.threads, "Compute threads")->check(CLI::Range(1, 64))->capture_default_str();
   app.add_option("--precision", o.precision,
                  "Arithmetic of the largest products: fp32 (identical to the reference), bf16 (vocoder "
