@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `pip install .` as a user runs it (docs/python.md): a fresh venv (with Debian's site packages: numpy, cffi,
 # pytest, soundfile; scikit-build-core comes from PyPI into pip's build environment), the package built from
-# SOURCE by scikit-build-core (build tree kept in SOURCE/build-python, so a rerun is incremental), then the
-# issue's one-liner and the Python tests against the installed package. Compiles libkokoro a second time:
+# SOURCE by scikit-build-core (build tree kept in SOURCE/build-python, so a rerun is incremental),
+# kokoro_rt.fetch_model() with the source tree's converted model, then the one-liner and the Python
+# tests against the installed package. Compiles libkokoro a second time:
 # ctest runs it only when configured with -DKOKORO_TEST_PIP_INSTALL=ON (label pip).
 #
 #   tests/test_pip_install.sh SOURCE CAPI_SAY
@@ -16,6 +17,9 @@ start=$(date +%s)
 "$work/venv/bin/pip" install --disable-pip-version-check --quiet "$src"
 echo "pip install: $(( $(date +%s) - start )) s, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 cd "$work"  # not the source tree: the installed package must be the one imported
+# The model into the package, as docs/python.md tells a user (a copy of the source tree's converted model).
+"$work/venv/bin/python" -c "import kokoro_rt, sys; print(kokoro_rt.fetch_model(from_model=sys.argv[1]))" \
+  "$src/models/kokoro-v1_0.kokoro"
 "$work/venv/bin/python" -c "import kokoro_rt; a = kokoro_rt.Engine().speak('Hello.'); print(a.dtype, a.shape)"
 "$work/venv/bin/python" -c "import kokoro_rt, sys; sys.exit(0 if kokoro_rt.__file__.startswith('$work/venv/') else 1)"
 env -u KOKORO_RT_LIBRARY -u PYTHONPATH KOKORO_RT_CAPI_SAY="$capi_say" \

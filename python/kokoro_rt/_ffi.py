@@ -97,7 +97,7 @@ def library_candidates() -> list[str]:
     out = []
     env = os.environ.get("KOKORO_RT_LIBRARY")
     if env:
-        out.append(str(Path(env) / SONAME) if Path(env).is_dir() else env)
+        out.append(os.path.abspath(Path(env) / SONAME if Path(env).is_dir() else env))
     out.append(str(PACKAGE_DIR / "lib" / SONAME))
     out.append(SONAME)
     return out
@@ -125,22 +125,18 @@ def lib():
     return _lib
 
 
+_libc = cffi.FFI()
+_libc.cdef("typedef struct { const char* dli_fname; void* dli_fbase; const char* dli_sname; void* dli_saddr; } Dl_info;"
+           "int dladdr(const void* addr, Dl_info* info);")
+
+
 def library_path() -> str:
-    """The file the library was loaded from."""
-    lib()
-    import ctypes
-    import ctypes.util  # noqa: F401
-
-    # dladdr through the loader's own bookkeeping: the path of an exported symbol's object.
-    class DlInfo(ctypes.Structure):
-        _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
-                    ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
-
-    libdl = ctypes.CDLL(None)
-    info = DlInfo()
-    addr = int(ffi.cast("uintptr_t", ffi.addressof(lib(), "kokoro_version")))
-    if libdl.dladdr(ctypes.c_void_p(addr), ctypes.byref(info)) and info.dli_fname:
-        return os.fsdecode(info.dli_fname)
+    """The file the library was loaded from (the loader's own record, through dladdr)."""
+    symbol = ffi.cast("void*", ffi.addressof(lib(), "kokoro_version"))
+    info = _libc.new("Dl_info*")
+    if _libc.dlopen(None).dladdr(_libc.cast("void*", int(ffi.cast("uintptr_t", symbol))), info) and \
+            info.dli_fname != _libc.NULL:
+        return os.fsdecode(_libc.string(info.dli_fname))
     return ""
 
 

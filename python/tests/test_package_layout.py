@@ -34,6 +34,12 @@ def test_runtime_component_is_a_working_package(tmp_path):
     assert not (package / "bin" / "kokoro-say").exists()  # the other programs are not part of it
     env = {k: v for k, v in os.environ.items() if k not in ("KOKORO_RT_LIBRARY", "PYTHONPATH", "LD_LIBRARY_PATH")}
     env["PYTHONPATH"] = str(tmp_path)
+    # The package holds no model until fetch_model() puts one there; this one is the source tree's (the
+    # package's libkokoro is no build-tree binary, and an installed engine does not look in the build tree).
+    model = Path(__file__).resolve().parents[2] / "models" / "kokoro-v1_0.kokoro"
+    if not os.environ.get("KOKORO_MODEL"):
+        assert model.exists(), f"{model} is missing (scripts/fetch-assets)"
+        env["KOKORO_MODEL"] = str(model)
     code = ("import kokoro_rt, kokoro_rt._ffi as f; a = kokoro_rt.Engine().speak('Hello.'); "
             "print(f.library_path()); print(kokoro_rt.data_dir()); print(a.size)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=300, env=env, cwd=tmp_path)
