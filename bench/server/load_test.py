@@ -192,8 +192,12 @@ def main():
     ap.add_argument("--soak", type=float, default=0, help="seconds of soak at the first --clients value")
     ap.add_argument("--ttfa", action="store_true", help="short-sentence TTFA over HTTP beside kokoro-bench's")
     ap.add_argument("--repeat", type=int, default=3, help="--ttfa: passes over the short corpus")
+    ap.add_argument("--text-file", help="each request says this file's first text line (default: a 3-sentence paragraph)")
     ap.add_argument("--json", help="write the results here")
     args = ap.parse_args()
+    text = TEXT
+    if args.text_file:  # its first line that is not blank or a '#' comment (as bench/corpus files are read)
+        text = next(l.strip() for l in Path(args.text_file).read_text().splitlines() if l.strip() and not l.startswith("#"))
 
     proc, port = start_server(args.server, ["--max-sessions", str(args.max_sessions)])
     report = {"load_avg_start": load_avg(), "levels": []}
@@ -213,7 +217,7 @@ def main():
             t_end = time.time() + args.soak
             rss = []
             while time.time() < t_end:
-                r = asyncio.run(level(port, proc.pid, clients, 1, TEXT))
+                r = asyncio.run(level(port, proc.pid, clients, 1, text))
                 rss.append((round(time.time() - (t_end - args.soak)), rss_mb(proc.pid)))
                 report["levels"].append(r)
                 print_level(r)
@@ -223,7 +227,7 @@ def main():
         else:
             asyncio.run(speak(port, "Warm up."))
             for n in [int(c) for c in args.clients.split(",")]:
-                r = asyncio.run(level(port, proc.pid, n, args.rounds, TEXT))
+                r = asyncio.run(level(port, proc.pid, n, args.rounds, text))
                 report["levels"].append(r)
                 print_level(r)
     finally:
