@@ -482,6 +482,41 @@ int kokoro_model_load(kokoro_model* model, kokoro_load* load) {
   return KOKORO_OK;
 }
 
+int kokoro_model_assets_dir(kokoro_model* model, const char** dir) {
+  auto m = g_models.find(model);
+  if (!m) return invalid_handle(model, "model", "kokoro_model_open");
+  if (!dir) return fail(KOKORO_ERR_INVALID_ARGUMENT, "dir must not be NULL");
+  *dir = m->model->assets_dir().c_str();
+  return KOKORO_OK;
+}
+
+int kokoro_model_phonemize(kokoro_model* model, const char* text, const char* language, const char** phonemes) {
+  auto m = g_models.find(model);
+  if (!m) return invalid_handle(model, "model", "kokoro_model_open");
+  if (!text || !phonemes) return fail(KOKORO_ERR_INVALID_ARGUMENT, "text and phonemes must not be NULL");
+  if (!kokoro::utf8::is_valid(text)) return fail(KOKORO_ERR_INVALID_TEXT, "text is not valid UTF-8");
+  if (language && !kokoro::utf8::is_valid(language)) return fail(KOKORO_ERR_INVALID_ARGUMENT, "language is not valid UTF-8");
+  return guarded([&] {
+    std::shared_ptr<const kokoro::Frontend> frontend;
+    try {
+      frontend = m->model->frontend(language ? language : "en-us");
+    } catch (const std::exception& ex) {
+      return fail(KOKORO_ERR_LANGUAGE, ex.what());
+    }
+    // Per thread, as kokoro_last_error: the caller reads it before its next call.
+    thread_local std::string t_phonemes;
+    std::string out;
+    for (const kokoro::Segment& seg : frontend->segment(text)) {
+      if (seg.phonemes.empty()) continue;
+      if (!out.empty()) out += '\n';
+      out += seg.phonemes;
+    }
+    t_phonemes = std::move(out);
+    *phonemes = t_phonemes.c_str();
+    return KOKORO_OK;
+  });
+}
+
 kokoro_session* kokoro_session_new(kokoro_model* model, const kokoro_speak_options* defaults) {
   auto m = g_models.find(model);
   if (!m) {

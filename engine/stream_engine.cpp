@@ -305,21 +305,34 @@ bool StreamEngine::push_silence(uint64_t id, uint64_t generation, double seconds
   return push_work(item);
 }
 
+uint64_t StreamEngine::remember_mark(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const uint64_t index = mark_base_ + mark_names_.size();
+  mark_names_.push_back(name);
+  while (mark_names_.size() > 4096) {  // bounded: a mark is delivered long before 4096 more are made
+    mark_names_.pop_front();
+    ++mark_base_;
+  }
+  return index;
+}
+
+// A mark inside a segment: an event among its words, `at_s` into the segment.
+StreamEngine::EventItem StreamEngine::inner_mark(const std::string& name, double at_s) {
+  EventItem e{};
+  e.kind = EventItem::mark;
+  e.position = e.end_position = static_cast<uint64_t>(std::llround(at_s * kSampleRate));  // relative
+  e.text_begin = remember_mark(name);
+  return e;
+}
+
+// Marks between segments: items of their own, delivered where the audio has got to.
 bool StreamEngine::push_marks(uint64_t id, uint64_t generation, const std::vector<std::string>& names) {
   for (const std::string& name : names) {
     WorkItem item{};
     item.kind = WorkItem::Kind::mark;
     item.generation = generation;
     item.utterance = id;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      item.mark = mark_base_ + mark_names_.size();
-      mark_names_.push_back(name);
-      while (mark_names_.size() > 4096) {  // bounded: a mark is delivered long before 4096 more are made
-        mark_names_.pop_front();
-        ++mark_base_;
-      }
-    }
+    item.mark = remember_mark(name);
     if (!push_work(item)) return false;
   }
   return true;
@@ -340,7 +353,9 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
   const Frontend& frontend = *settings.frontend;
   AlignedFeatures feats;
   bool first_segment = true;
+  double silent_run = 0;  // seconds of silence pushed for pause-only segments since the last speech
   for (size_t begin = 0; begin < text.size();) {
+    // SSML goes to the frontend whole (a piece of it would not parse).
     const bool whole = voice_options.phoneme_input || frontend.reads_as_ssml(text);
     const size_t end = whole ? text.size() : piece_end(text, begin, options_.text_piece_bytes);
     const std::string piece = text.substr(begin, end - begin);
@@ -365,7 +380,21 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
       const Segment& seg = segments[si];
       if (stale(generation) || quit_.load()) return;
       std::vector<int64_t> ids = tokenize(seg.phonemes, vocab_);
-      if (ids.empty()) continue;
+      if (ids.empty()) {
+        // Nothing to say (Frontend: text with nothing speakable is a pause-only segment; or symbols only):
+        // silence, never the model, and its marks in order. Pauses in a row, also across text pieces, are one
+        // pause as long as the longest.
+        const double pause = seg.pause_before - silent_run;
+        if (pause > 0 && !push_silence(id, generation, pause)) return;
+        silent_run = std::max(silent_run, seg.pause_before);
+        if (!push_marks(id, generation, seg.marks)) return;
+        for (const InnerMark& m : seg.inner_marks)
+          if (!push_marks(id, generation, {m.name})) return;
+        if (!push_marks(id, generation, seg.marks_after)) return;
+        if (seg.pause_after > 0 && !push_silence(id, generation, seg.pause_after)) return;
+        continue;
+      }
+      silent_run = 0;
       const size_t n_phonemes = utf8::count_code_points(seg.phonemes);
       if (n_phonemes > static_cast<size_t>(kMaxPhonemes))
         throw Error("segment of " + std::to_string(n_phonemes) + " phonemes exceeds the model's 510");
@@ -405,7 +434,13 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
       }
       a.last = !more_speech && end == text.size();
       if (!voice_options.phoneme_input) {
+        // A mark inside the segment comes where its word starts (at the segment's end if that word got no
+        // timing), before the word's own event.
+        size_t next_mark = 0;
+        const std::vector<InnerMark>& marks = seg.inner_marks;
         for (const WordTiming& w : word_timings(seg, feats.durations)) {
+          for (; next_mark < marks.size() && marks[next_mark].word_begin <= w.text_begin; ++next_mark)
+            a.words.push_back(inner_mark(marks[next_mark].name, w.start_s));
           EventItem e{};
           e.kind = EventItem::word;
           e.text_begin = begin + w.text_begin;
@@ -414,6 +449,8 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
           e.end_position = static_cast<uint64_t>(std::llround(w.end_s * kSampleRate));
           a.words.push_back(e);
         }
+        const double segment_s = static_cast<double>(F * kSamplesPerFrame) / kSampleRate;
+        for (; next_mark < marks.size(); ++next_mark) a.words.push_back(inner_mark(marks[next_mark].name, segment_s));
       }
       a.asr = std::move(feats.asr);
       a.f0 = std::move(feats.f0);

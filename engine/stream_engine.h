@@ -136,7 +136,7 @@ class StreamEngine {
     Tensor asr, f0, n;                     // [512, F], [2F], [2F]
     std::vector<float> style;              // kStyleDim
     int64_t text_begin = 0, text_end = 0;  // bytes in the utterance's text
-    std::vector<EventItem> words;          // word events, positions relative to the segment's start (samples)
+    std::vector<EventItem> words;          // word events and marks inside it, positions relative to its start (samples)
     std::vector<double> following_frames;  // estimated frames of the segments after it in its text piece
     bool last = false;                     // the utterance's last segment (as far as the acoustic worker knows)
     int64_t frames() const { return asr.dim(1); }
@@ -180,6 +180,8 @@ class StreamEngine {
   const VoicePack& voice_for(const std::string& name, const UtteranceSettings& settings);
   std::map<std::string, VoicePack> ssml_voices_;                          // acoustic worker only
   bool push_marks(uint64_t id, uint64_t generation, const std::vector<std::string>& names);
+  uint64_t remember_mark(const std::string& name);  // its index in mark_names_ (mutex_)
+  EventItem inner_mark(const std::string& name, double at_s);  // acoustic worker: a mark inside a segment
   std::deque<std::string> mark_names_;  // SSML mark names by index (mutex_); the oldest are dropped
   uint64_t mark_base_ = 0;              // index of mark_names_.front()
   void synthesize_segment(uint64_t generation, uint64_t utterance);

@@ -42,8 +42,10 @@ void StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, co
   const double spc = static_cast<double>(sv.samples_per_column()) / kSampleRate;
 
   std::vector<WordTimes> words;
-  for (const EventItem& w : seg_.words)  // positions relative to the segment (samples)
-    words.push_back({static_cast<double>(w.position) / kSampleRate, static_cast<double>(w.end_position) / kSampleRate});
+  for (const EventItem& w : seg_.words)  // positions relative to the segment (samples); marks are no words
+    if (w.kind == EventItem::word)
+      words.push_back({static_cast<double>(w.position) / kSampleRate,
+                       static_cast<double>(w.end_position) / kSampleRate});
   const SlicePlanner planner(options_.slice_schedule, T, spc, sv.options().context_columns, sv.min_slice_columns(),
                              slice_borders_from_words(words, spc, T));
   // Nominal bound: this segment starts once its acoustic model and decoder half are done, which the queue

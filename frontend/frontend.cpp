@@ -14,6 +14,7 @@
 #include "frontend/espeak_g2p.h"
 #include "frontend/ja_g2p.h"
 #include "frontend/ja_latin.h"
+#include "frontend/line_filter.h"
 #include "frontend/ssml.h"
 #include "frontend/unicode_text.h"
 #include "frontend/utf8.h"
@@ -51,6 +52,31 @@ bool is_line_break(char32_t c) { return c == U'\n' || c == 0x2028 || c == 0x2029
 bool is_spoken(const std::u32string& ps) {
   static constexpr std::u32string_view kPunct = U";:,.!?—…\"“”() ";
   return std::any_of(ps.begin(), ps.end(), [](char32_t c) { return kPunct.find(c) == std::u32string_view::npos; });
+}
+
+// A segment says something when its phonemes have a letter (every language's phoneme symbols are letters
+// or modifier letters; the rest is punctuation and tone arrows).
+bool says_something(const std::string& phonemes) {
+  const std::u32string ps = utf8::to_u32(phonemes);
+  return std::any_of(ps.begin(), ps.end(), [](char32_t c) { return text::is_letter(c); });
+}
+
+// Text with nothing speakable becomes a pause, and pauses next to each other are one: a thousand lines of
+// dots are one pause, not a thousand.
+void add_pause(std::vector<Segment>& out, std::string_view source, size_t begin, size_t end) {
+  if (!out.empty() && out.back().phonemes.empty() && out.back().pause_after == 0 && out.back().marks_after.empty()) {
+    Segment& last = out.back();
+    last.text_end = std::max(last.text_end, end);
+    last.pause_before = std::max(last.pause_before, kSilentTextPause);
+  } else {
+    Segment pause;
+    pause.text_begin = begin;
+    pause.text_end = end;
+    pause.pause_before = kSilentTextPause;
+    out.push_back(std::move(pause));
+  }
+  Segment& seg = out.back();
+  seg.text = utf8::encode(utf8::to_u32(source.substr(seg.text_begin, seg.text_end - seg.text_begin)));
 }
 
 }  // namespace
@@ -122,11 +148,6 @@ Frontend& Frontend::operator=(Frontend&&) noexcept = default;
 
 const FrontendOptions& Frontend::options() const { return impl_->options; }
 
-bool Frontend::reads_as_ssml(std::string_view text) const {
-  return impl_->options.ssml == FrontendOptions::Ssml::on ||
-         (impl_->options.ssml == FrontendOptions::Ssml::automatic && ssml::looks_like_ssml(text));
-}
-
 namespace {
 
 // Malformed SSML that was only detected (not asked for) is read as its text with the tags blanked out
@@ -157,6 +178,12 @@ std::optional<ssml::Document> parse_ssml(std::string_view text, const FrontendOp
 
 }  // namespace
 
+bool Frontend::reads_as_ssml(std::string_view text) const {
+  const FrontendOptions& o = impl_->options;
+  return o.ssml == FrontendOptions::Ssml::on ||
+         (o.ssml == FrontendOptions::Ssml::automatic && ssml::looks_like_ssml(text));
+}
+
 std::string Frontend::normalize(std::string_view text) const {
   if (reads_as_ssml(text)) {
     const auto doc = parse_ssml(text, impl_->options);
@@ -182,9 +209,12 @@ std::string Frontend::normalize_plain(std::string_view text) const {
     size_t j = i;
     while (j < cps.size() && !is_line_break(cps[j].cp)) ++j;
     if (i > 0) out.push_back('\n');
-    const std::vector<utf8::CodePoint> line(cps.begin() + static_cast<std::ptrdiff_t>(i),
-                                            cps.begin() + static_cast<std::ptrdiff_t>(j));
-    out += impl_->zh_g2p ? impl_->zh_g2p->normalize_line(line) : impl_->en_g2p->normalize_line(line);
+    std::vector<utf8::CodePoint> line(cps.begin() + static_cast<std::ptrdiff_t>(i),
+                                      cps.begin() + static_cast<std::ptrdiff_t>(j));
+    filter_line(line, impl_->options.emoji == FrontendOptions::Emoji::drop);
+    // A line with nothing speakable says nothing: it is a pause.
+    if (line_content(line) == LineContent::speech)
+      out += impl_->zh_g2p ? impl_->zh_g2p->normalize_line(line) : impl_->en_g2p->normalize_line(line);
     i = j + 1;
   }
   return out;
@@ -202,13 +232,24 @@ std::vector<Segment> Frontend::segment(std::string_view text) const {
   const ssml::Document& doc = *parsed;
   std::vector<Segment> out;
   double pause = 0;
-  std::vector<std::string> marks;
+  std::vector<std::string> marks;  // reached, waiting for the next spoken word
   for (const auto& piece : doc.pieces) {
     pause += piece.pause_before;
-    marks.insert(marks.end(), piece.marks.begin(), piece.marks.end());
     // Only the first piece of the utterance gets the short streaming segment.
     std::vector<Segment> segs = segment_plain(piece.text, out.empty() ? impl_->options.first_segment_max_words : 0);
+    // A mark goes with the first word that does not end before it: before the segment when that word is the
+    // segment's first, else inside the segment at that word. The segments are those of the text without
+    // the marks, so a mark changes nothing that is said.
+    size_t next_mark = 0;
     for (auto& seg : segs) {
+      for (size_t w = 0; w < seg.words.size(); ++w) {
+        for (; next_mark < piece.marks.size() && piece.marks[next_mark].at < seg.words[w].text_end; ++next_mark) {
+          if (w == 0) marks.push_back(piece.marks[next_mark].name);
+          else seg.inner_marks.push_back({piece.marks[next_mark].name, seg.words[w].text_begin});
+        }
+      }
+      seg.marks = std::move(marks);
+      marks.clear();
       // Offsets in the piece's text -> offsets in the SSML source.
       seg.text_begin = piece.begin_of[seg.text_begin];
       seg.text_end = piece.end_of[seg.text_end - 1];
@@ -216,14 +257,15 @@ std::vector<Segment> Frontend::segment(std::string_view text) const {
         w.text_begin = piece.begin_of[w.text_begin];
         w.text_end = piece.end_of[w.text_end - 1];
       }
+      for (auto& m : seg.inner_marks) m.word_begin = piece.begin_of[m.word_begin];
       seg.voice = piece.voice;
       seg.rate = piece.rate;
     }
-    if (segs.empty()) continue;  // nothing spoken: its pause and marks go to the next piece
-    segs.front().pause_before = pause;
-    segs.front().marks = std::move(marks);
+    // Marks after the piece's last word wait for the next spoken word (or the end).
+    for (; next_mark < piece.marks.size(); ++next_mark) marks.push_back(piece.marks[next_mark].name);
+    if (segs.empty()) continue;  // nothing spoken: its pause goes to the next piece
+    segs.front().pause_before += pause;
     pause = 0;
-    marks.clear();
     for (auto& seg : segs) out.push_back(std::move(seg));
   }
   // What follows the last spoken text (a document with no spoken text has no segments at all).
@@ -238,15 +280,35 @@ std::vector<Segment> Frontend::segment(std::string_view text) const {
 std::vector<Segment> Frontend::segment_plain(std::string_view text, size_t first_words) const {
   const std::vector<utf8::CodePoint> cps = utf8::decode(text);
   Chunker chunker(impl_->options.max_phonemes, first_words, impl_->options.segment_growth_after_cut);
-  std::vector<Segment> out;
+  const bool drop_emoji = impl_->options.emoji == FrontendOptions::Emoji::drop;
+  std::vector<Segment> out, line_segments;
   size_t i = 0;
   while (i < cps.size()) {
     size_t j = i;
     while (j < cps.size() && !is_line_break(cps[j].cp)) ++j;
     if (j > i) {
-      const std::vector<utf8::CodePoint> line(cps.begin() + static_cast<std::ptrdiff_t>(i),
-                                              cps.begin() + static_cast<std::ptrdiff_t>(j));
-      chunker.add_line(impl_->units_of(line), text, out);
+      std::vector<utf8::CodePoint> line(cps.begin() + static_cast<std::ptrdiff_t>(i),
+                                        cps.begin() + static_cast<std::ptrdiff_t>(j));
+      filter_line(line, drop_emoji);
+      switch (line_content(line)) {
+        case LineContent::nothing:
+          break;
+        case LineContent::marks_only:
+          add_pause(out, text, line.front().begin, line.back().end);
+          break;
+        case LineContent::speech:
+          line_segments.clear();
+          chunker.add_line(impl_->units_of(line), text, line_segments);
+          for (auto& seg : line_segments) {
+            // Only punctuation (what a G2P left of symbols it does not read): a pause as well.
+            if (says_something(seg.phonemes)) {
+              out.push_back(std::move(seg));
+            } else {
+              add_pause(out, text, seg.text_begin, seg.text_end);
+            }
+          }
+          break;
+      }
     }
     i = j + 1;
   }

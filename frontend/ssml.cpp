@@ -49,7 +49,7 @@ class Parser {
     // A piece with no words left at the end: its pause and marks belong after the last text.
     if (!doc_.pieces.empty() && !has_words(doc_.pieces.back().text)) {
       doc_.pause_after = doc_.pieces.back().pause_before;
-      doc_.trailing_marks = doc_.pieces.back().marks;
+      for (const Mark& m : doc_.pieces.back().marks) doc_.trailing_marks.push_back(m.name);
       doc_.pieces.pop_back();
     }
     return std::move(doc_);
@@ -288,10 +288,9 @@ class Parser {
     if (name == "mark") {
       auto n = attr("name");
       if (!n) fail(lt, "<mark> needs a name");
-      if (!capture_) {
-        finish_piece();
-        piece().marks.push_back(*n);
-      }
+      // Not a new piece: a mark is a place in the text, and splitting the sentence there would change how
+      // it is said (speech-dispatcher puts one after every "." followed by a space, "Mr.<mark/> Smith").
+      if (!capture_) piece().marks.push_back({*n, piece().text.size()});
       if (!self_closing) stack_.push_back({name, static_cast<uint32_t>(lt), voice_, rate_, false});
       return;
     }

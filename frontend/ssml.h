@@ -10,7 +10,7 @@
 //   prosody rate="x-slow|slow|medium|fast|x-fast|80%|1.2"  (pitch and volume are ignored)
 //   voice name="af_bella"          voice for the content
 //   lang xml:lang="..."            accepted; the content is read in the frontend's language
-//   mark name="..."                reported with the piece it precedes
+//   mark name="..."                reported where it stands between the words (it changes nothing said)
 // Unknown elements are ignored (their content is read) with one warning per name. Malformed SSML is a
 // kokoro::Error naming line and column. Every byte of the pieces' text maps back to the SSML source.
 #pragma once
@@ -21,6 +21,11 @@
 
 namespace kokoro::ssml {
 
+struct Mark {
+  std::string name;
+  size_t at = 0;  // bytes into the piece's text where it stands
+};
+
 struct Piece {
   std::string text;                 // plain text (UTF-8), may hold "[word](/phonemes/)" markup
   std::vector<uint32_t> begin_of;   // per byte of text: where its source starts in the SSML
@@ -28,7 +33,7 @@ struct Piece {
   double pause_before = 0;          // seconds of silence before the piece
   std::string voice;                // empty: the caller's voice
   double rate = 1.0;                // speaking-rate factor
-  std::vector<std::string> marks;   // <mark> names reached just before the piece
+  std::vector<Mark> marks;          // <mark>s in the piece, in order (a mark never starts a piece)
 };
 
 struct Document {

@@ -125,7 +125,9 @@ typedef struct kokoro_speak_options {
 } kokoro_speak_options;
 
 /* Events, in the order they happen in the audio: UTTERANCE_START, then per segment (a sentence or part of
- * one) SEGMENT_START, WORD..., SEGMENT_END, and finally UTTERANCE_END (not sent when the speech is stopped). */
+ * one) SEGMENT_START, WORD..., SEGMENT_END, and finally UTTERANCE_END (not sent when the speech is stopped).
+ * An SSML <mark> comes where it stands: between segments, or inside one just before the WORD it precedes (at
+ * that word's start_sample); a mark changes nothing that is said. */
 typedef enum kokoro_event_kind {
   KOKORO_EVENT_UTTERANCE_START = 0,
   KOKORO_EVENT_SEGMENT_START = 1,
@@ -223,6 +225,18 @@ typedef struct kokoro_load {
 
 /* Fills *load (set load->size to sizeof(kokoro_load) or 0). */
 KOKORO_API int kokoro_model_load(kokoro_model* model, kokoro_load* load);
+
+/* The assets directory the model reads (config.json, voices/<name>.bin, lexicons/), as found when it was opened;
+ * *dir is valid until the model is freed. */
+KOKORO_API int kokoro_model_assets_dir(kokoro_model* model, const char** dir);
+
+/* The phonemes the model speaks for `text` (UTF-8; SSML and inline markup read as kokoro_session_speak reads
+ * them) in `language` (NULL: "en-us"): Kokoro's symbols, one segment per line (the sentences of a line of text
+ * up to 510 symbols, as the model is called on them), each line speakable with kokoro_speak_options.phonemes =
+ * 1. Text with nothing to say gives "". On success *phonemes points to a string owned by the library, valid until the next
+ * kokoro_model_phonemize on the same thread. */
+KOKORO_API int kokoro_model_phonemize(kokoro_model* model, const char* text, const char* language,
+                                      const char** phonemes);
 
 #ifdef __cplusplus
 }

@@ -8,11 +8,15 @@
  *                               (only audio_output_method=server: the server plays the audio, so any of its
  *                               audio backends works and the module opens no device)
  *   SET + key=value... + .      207 OK RECEIVING SETTINGS / 203 OK SETTINGS RECEIVED
- *   SPEAK|CHAR|KEY|SOUND_ICON   202 OK RECEIVING MESSAGE, the text (SSML or plain) + ., 200 OK SPEAKING;
- *                               then, from the speech thread: 701 BEGIN, audio blocks (705), index marks
- *                               (700) placed between the audio of the words around them, 702 END or
+ *   SPEAK|CHAR|KEY|SOUND_ICON   202 OK RECEIVING MESSAGE, the text + ., 200 OK SPEAKING; then, from the
+ *                               speech thread: 701 BEGIN, audio blocks (705), index marks (700-name,
+ *                               700 INDEX MARK) where the engine reaches them in the audio, 702 END or
  *                               703 STOP (704 PAUSE after PAUSE)
- *   STOP / PAUSE                barge-in (kokoro_stop); no reply of their own
+ *   STOP                        barge-in (kokoro_stop): the speech ends with 703 STOP; no reply of its own
+ *   PAUSE                       no reply of its own; the speech goes on up to the server's next index mark
+ *                               (__spd_N), sends it and ends there with 704 PAUSE (702 END if the message
+ *                               ends first), as speech-dispatcher's own modules do: the server stops its
+ *                               playback at that mark and resumes the message from it
  *   LIST VOICES                 200-name\tlanguage\tvariant ... / 200 OK VOICE LIST SENT
  *   LOGLEVEL, DEBUG, QUIT       203 OK LOGLEVEL SET, 200 OK DEBUGGING ..., 210 OK QUIT
  *
@@ -20,6 +24,15 @@
  * 705-big_endian=0, then "705-AUDIO", a NUL, the samples with every '\n' and 0x7d byte escaped as 0x7d
  * followed by the byte xor 0x20, "\n705 AUDIO". Audio leaves as soon as the engine has it (kokoro_speak's
  * callback), so the first block goes out after the engine's first chunk.
+ *
+ * Text: a SPEAK message is SSML. speech-dispatcher escapes a text-mode message and wraps it in <speak>, and
+ * passes an SSML-mode message (spd-say -x) on as the client wrote it, which may lack the <speak> root; both
+ * carry its index marks (<mark name="__spd_N"/> after each sentence end, for PAUSE and resume). The module
+ * wraps every SPEAK in a <speak> root of its own (a nested <speak> is harmless) and hands it to the engine,
+ * whose SSML parser reads it (frontend/ssml.h) and reports each <mark> as KOKORO_EVENT_MARK once the audio
+ * before it has gone to the audio callback: the module answers each with 700 right then, so a mark reaches
+ * the server after the audio before it and before the audio after it. CHAR and KEY messages are plain text:
+ * a character is spelled (CHAR "space" is the blank), a key name read ("shift_a" as "shift a").
  *
  * Settings: rate -100..100 -> speed 0.5..2 (0 = 1); volume -100..100 -> gain; language -> the engine's
  * languages (en-us, en-gb, es, fr-fr, hi, it, pt-br, ja, zh); synthesis_voice = one of LIST VOICES, or the voice
@@ -42,7 +55,6 @@
 #include <unistd.h>
 
 #include "kokoro.h"
-#include "speechd/ssml_text.h"
 
 /* ------------------------------------------------------------------------------------- output, log */
 
@@ -268,7 +280,7 @@ static int set_one(const char* var, const char* val) {
 typedef enum { MSG_TEXT, MSG_CHAR, MSG_KEY, MSG_ICON } msg_type;
 
 typedef struct job {
-  ssml_text text;  /* plain text and its index marks */
+  char* text; /* what the engine reads: SSML (SPEAK, CHAR) or plain text (KEY); "" says nothing */
   kokoro_speak_options options;
   char voice[64], language[16];
   float gain;
@@ -281,24 +293,17 @@ static pthread_cond_t g_job_cv = PTHREAD_COND_INITIALIZER;
 static job* g_pending = NULL;  /* handed to the speech thread */
 static int g_speaking = 0;     /* a job is being spoken */
 static int g_quit = 0;
-static int g_pause_requested = 0;
-static unsigned g_stop_seq = 0;  /* bumped by STOP/PAUSE: a job queued before a stop is not spoken */
+static int g_pause_requested = 0; /* PAUSE: stop at the next __spd_ mark */
+static unsigned g_stop_seq = 0;    /* bumped by STOP: a job queued before a stop is not spoken */
 
 typedef struct speak_state {
   job* job;
-  size_t next_mark;
   int begun;
+  int paused; /* stopped at a __spd_ mark after PAUSE */
   double first_audio_ms;
   uint64_t samples;
   int16_t pcm[MAX_BLOCK_SAMPLES];
 } speak_state;
-
-static void emit_marks_before(speak_state* s, size_t text_offset) {
-  while (s->next_mark < s->job->text.n_marks && s->job->text.marks[s->next_mark].offset <= text_offset) {
-    send_line("700-%s\n700 INDEX MARK", s->job->text.marks[s->next_mark].name);
-    s->next_mark++;
-  }
-}
 
 static int stopped_since(const job* j) {
   int stopped;
@@ -334,37 +339,47 @@ static int on_audio(const float* samples, size_t count, void* user) {
   return 0;
 }
 
-/* Index marks go out between the audio of the words around them: a word event comes once all audio before
- * the word has been handed over, so the marks up to that word's text are due right then. */
+/* An index mark: the engine sends it once all audio before it has been through on_audio (on the same thread),
+ * so the server gets it after that audio and before the audio after it. A line break in a name would end
+ * the protocol line: it goes out as a space. After PAUSE, the first of the server's marks ends the speech. */
 static int on_event(const kokoro_event* ev, void* user) {
   speak_state* s = (speak_state*)user;
-  if (ev->kind == KOKORO_EVENT_WORD || ev->kind == KOKORO_EVENT_SEGMENT_START) emit_marks_before(s, ev->text_begin);
-  return 0;
+  char name[256];
+  size_t i;
+  int pause;
+  if (ev->kind != KOKORO_EVENT_MARK || !ev->name) return 0;
+  for (i = 0; ev->name[i] && i + 1 < sizeof name; i++)
+    name[i] = ev->name[i] == '\n' || ev->name[i] == '\r' ? ' ' : ev->name[i];
+  name[i] = 0;
+  send_line("700-%s\n700 INDEX MARK", name);
+  log_line("mark %s after %.3f s of audio", name, (double)s->samples / KOKORO_SAMPLE_RATE);
+  pthread_mutex_lock(&g_job_mutex);
+  pause = g_pause_requested;
+  pthread_mutex_unlock(&g_job_mutex);
+  if (pause && !strncmp(name, "__spd_", 6)) s->paused = 1;
+  return s->paused;
 }
 
 static void speak_job(job* j) {
   speak_state* s = (speak_state*)calloc(1, sizeof *s);
-  int rc = KOKORO_OK, paused;
+  int rc = KOKORO_OK;
   const char* p;
   if (!s) return;
   s->job = j;
-  for (p = j->text.text; *p && isspace((unsigned char)*p); p++) {
+  for (p = j->text; *p && isspace((unsigned char)*p); p++) {
   }
   if (stopped_since(j)) rc = KOKORO_STOPPED;
-  else if (*p) rc = kokoro_speak(g_engine, j->text.text, &j->options, on_audio, on_event, s);
+  else if (*p) rc = kokoro_speak(g_engine, j->text, &j->options, on_audio, on_event, s);
   if (!s->begun) send_line("701 BEGIN");
-  pthread_mutex_lock(&g_job_mutex);
-  paused = g_pause_requested;
-  pthread_mutex_unlock(&g_job_mutex);
   if (rc == KOKORO_STOPPED) {
-    send_line(paused ? "704 PAUSE" : "703 STOP");
+    send_line(s->paused ? "704 PAUSE" : "703 STOP");
   } else {
     if (rc < 0) log_line("cannot speak: %s", kokoro_last_error());
-    emit_marks_before(s, (size_t)-1);  /* the marks after the last word */
     send_line("702 END");
   }
   log_line("spoke %zu bytes, voice %s, language %s: %s, first audio after %.1f ms, %.2f s of audio",
-           strlen(j->text.text), j->voice, j->language, rc == KOKORO_STOPPED ? "stopped" : (rc < 0 ? "failed" : "done"),
+           strlen(j->text), j->voice, j->language,
+           rc == KOKORO_STOPPED ? (s->paused ? "paused" : "stopped") : (rc < 0 ? "failed" : "done"),
            s->first_audio_ms, (double)s->samples / KOKORO_SAMPLE_RATE);
   free(s);
 }
@@ -382,10 +397,9 @@ static void* speech_thread(void* arg) {
     j = g_pending;
     g_pending = NULL;
     g_speaking = 1;
-    g_pause_requested = 0;
     pthread_mutex_unlock(&g_job_mutex);
     speak_job(j);
-    ssml_text_free(&j->text);
+    free(j->text);
     free(j);
     pthread_mutex_lock(&g_job_mutex);
     g_speaking = 0;
@@ -448,31 +462,123 @@ static int loglevel_param(const char* var, const char* val) {
   return 0;
 }
 
-/* Spelling: every character on its own, separated so that the engine names it. */
-static char* spell(const char* text) {
-  size_t n = strlen(text), o = 0;
-  char* out = (char*)malloc(n * 3 + 1);
-  size_t i = 0;
-  if (!out) return NULL;
-  while (i < n) {
+/* A growing string. Out of memory: data is freed and stays NULL (failed), later appends do nothing. */
+typedef struct text_buf {
+  char* data;
+  size_t len, cap;
+  int failed;
+} text_buf;
+
+static void append(text_buf* b, const char* s, size_t n) {
+  if (b->failed) return;
+  if (b->len + n + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 256;
+    char* grown;
+    while (cap < b->len + n + 1) cap *= 2;
+    grown = (char*)realloc(b->data, cap);
+    if (!grown) {
+      free(b->data);
+      b->data = NULL;
+      b->failed = 1;
+      return;
+    }
+    b->data = grown;
+    b->cap = cap;
+  }
+  memcpy(b->data + b->len, s, n);
+  b->len += n;
+  b->data[b->len] = 0;
+}
+
+static void append_str(text_buf* b, const char* s) { append(b, s, strlen(s)); }
+
+/* Plain text as SSML text: the three characters markup would take escaped. */
+static void append_escaped(text_buf* b, const char* text) {
+  for (; *text; text++) {
+    if (*text == '<') append_str(b, "&lt;");
+    else if (*text == '>') append_str(b, "&gt;");
+    else if (*text == '&') append_str(b, "&amp;");
+    else append(b, text, 1);
+  }
+}
+
+/* Spelling: SSML in which every character of the text is said on its own, by the engine's
+ * <say-as interpret-as="characters"> (letter names: "a" is the letter, not the article), separated by commas
+ * (a short pause each). Tags stay as they are, so that index marks keep their places; an entity is one
+ * character; blanks are dropped. */
+static void append_spelled(text_buf* b, const char* ssml) {
+  const char* p = ssml;
+  int first = 1;
+  while (*p) {
     size_t len = 1;
-    unsigned char c = (unsigned char)text[i];
-    if (c >= 0xf0) len = 4;
+    const unsigned char c = (unsigned char)*p;
+    if (c == '<') { /* a tag (quoted '>' included) or a comment, copied */
+      const char* end = NULL;
+      if (!strncmp(p, "<!--", 4)) {
+        end = strstr(p + 4, "-->");
+        if (end) end += 2;
+      } else {
+        char quote = 0;
+        for (end = p + 1; *end && (quote || *end != '>'); end++)
+          if (quote ? *end == quote : (*end == '"' || *end == '\'')) quote = quote ? 0 : *end;
+        if (!*end) end = NULL;
+      }
+      len = end ? (size_t)(end - p) + 1 : strlen(p);
+      append(b, p, len);
+      p += len;
+      continue;
+    }
+    if (isspace(c)) {
+      p++;
+      continue;
+    }
+    if (c == '&') {
+      const char* semi = strchr(p, ';');
+      if (semi && semi - p <= 12) len = (size_t)(semi - p) + 1;
+    } else if (c >= 0xf0) len = 4;
     else if (c >= 0xe0) len = 3;
     else if (c >= 0xc0) len = 2;
-    if (i + len > n) len = n - i;
-    if (!isspace(c)) {
-      if (o) {
-        out[o++] = ',';
-        out[o++] = ' ';
-      }
-      memcpy(out + o, text + i, len);
-      o += len;
-    }
-    i += len;
+    if (len > strlen(p)) len = strlen(p);
+    if (!first) append_str(b, ", ");
+    first = 0;
+    append_str(b, "<say-as interpret-as=\"characters\">");
+    append(b, p, len);
+    append_str(b, "</say-as>");
+    p += len;
   }
-  out[o] = 0;
-  return out;
+}
+
+/* What the engine reads for a message: SSML in a <speak> root of the module's own for SPEAK (see the top of
+ * the file) and CHAR, spelled for CHAR and in spelling mode; key names as plain text ("shift_a" ->
+ * "shift a"); nothing for sound icons (no sound icons: an empty speech, begun and ended). NULL when out of
+ * memory. */
+static char* engine_text(msg_type type, const char* message) {
+  text_buf b = {NULL, 0, 0, 0};
+  if (type == MSG_ICON) return strdup("");
+  if (type == MSG_CHAR && !strcmp(message, "space")) return strdup("space"); /* SSIP's name of ' ' */
+  if (type == MSG_KEY) {
+    char* key = strdup(message);
+    for (char* p = key; p && *p; p++)
+      if (*p == '_') *p = ' ';
+    return key;
+  }
+  append_str(&b, "<speak>");
+  if (type == MSG_CHAR) {
+    text_buf escaped = {NULL, 0, 0, 0};
+    append_escaped(&escaped, message);
+    if (escaped.failed) {
+      free(b.data);
+      return NULL;
+    }
+    append_spelled(&b, escaped.data ? escaped.data : "");
+    free(escaped.data);
+  } else if (g_settings.spelling) {
+    append_spelled(&b, message);
+  } else {
+    append_str(&b, message);
+  }
+  append_str(&b, "</speak>");
+  return b.data;
 }
 
 static void cmd_speak(msg_type type) {
@@ -513,24 +619,12 @@ static void cmd_speak(msg_type type) {
     return;
   }
   j = (job*)calloc(1, sizeof *j);
-  if (!j || ssml_text_parse(text, &j->text) != 0) {
+  if (j) j->text = engine_text(type, text);
+  free(text);
+  if (!j || !j->text) {
     free(j);
-    free(text);
     send_line("301 ERROR CANT SPEAK");
     return;
-  }
-  free(text);
-  if (type == MSG_KEY) /* key names: "shift_a", "space" */
-    for (char* p = j->text.text; *p; p++)
-      if (*p == '_') *p = ' ';
-  if (type == MSG_ICON) j->text.text[0] = 0; /* no sound icons: an empty speech, begun and ended */
-  if ((type == MSG_CHAR || g_settings.spelling) && j->text.text[0]) {
-    char* spelled = spell(j->text.text);
-    if (spelled) {
-      free(j->text.text);
-      j->text.text = spelled;
-      j->text.n_marks = 0; /* offsets no longer apply; marks go out at the end */
-    }
   }
   lang = engine_language(g_settings.language);
   copy_str(j->language, sizeof j->language, lang ? lang : "en-us");
@@ -552,18 +646,24 @@ static void cmd_speak(msg_type type) {
   wait_idle();
   pthread_mutex_lock(&g_job_mutex);
   j->stop_seq = g_stop_seq;
+  g_pause_requested = 0; /* a PAUSE from now on is this message's */
   g_pending = j;
   pthread_cond_broadcast(&g_job_cv);
   pthread_mutex_unlock(&g_job_mutex);
   send_line("200 OK SPEAKING");
 }
 
-static void cmd_stop(int pause) {
+static void cmd_stop(void) {
   pthread_mutex_lock(&g_job_mutex);
-  if (pause) g_pause_requested = 1;
   g_stop_seq++;
   pthread_mutex_unlock(&g_job_mutex);
   kokoro_stop(g_engine);
+}
+
+static void cmd_pause(void) {
+  pthread_mutex_lock(&g_job_mutex);
+  g_pause_requested = 1;
+  pthread_mutex_unlock(&g_job_mutex);
 }
 
 static void cmd_list_voices(void) {
@@ -634,8 +734,8 @@ int main(int argc, char** argv) {
     else if (!strcmp(line, "CHAR")) cmd_speak(MSG_CHAR);
     else if (!strcmp(line, "KEY")) cmd_speak(MSG_KEY);
     else if (!strcmp(line, "SOUND_ICON")) cmd_speak(MSG_ICON);
-    else if (!strcmp(line, "STOP")) cmd_stop(0);
-    else if (!strcmp(line, "PAUSE")) cmd_stop(1);
+    else if (!strcmp(line, "STOP")) cmd_stop();
+    else if (!strcmp(line, "PAUSE")) cmd_pause();
     else if (!strncmp(line, "LIST VOICES", 11)) cmd_list_voices();
     else if (!strcmp(line, "SET")) {
       send_line("207 OK RECEIVING SETTINGS");

@@ -8,6 +8,8 @@
  *             language and mode, bad speed, wrong struct sizes, missing model and assets, a concurrent
  *             speak -> the documented error code and a message, no crash
  *   fuzz      random argument combinations (fixed seed), each call must return a documented code
+ *   phonemize kokoro_model_phonemize: segments per line, output speakable as phoneme input, error codes;
+ *             kokoro_model_assets_dir
  *
  * Needs the converted model (models/kokoro-v1_0.kokoro or $KOKORO_MODEL) and the assets; fails without. */
 #define _POSIX_C_SOURCE 200809L
@@ -527,14 +529,82 @@ static int scenario_fuzz(int iterations) {
   return g_failures ? 1 : 0;
 }
 
+/* ------------------------------------------------------------------------------------------ phonemize */
+
+static int count_lines(const char* s) {
+  int n = *s ? 1 : 0;
+  for (; *s; s++) n += *s == '\n';
+  return n;
+}
+
+static int scenario_phonemize(void) {
+  kokoro_model* m = kokoro_model_open(NULL);
+  kokoro_session* session;
+  kokoro_speak_options opts;
+  const char* ph = NULL;
+  char first[1024];
+  int rc;
+  capture c;
+  REQUIRE(m != NULL, "kokoro_model_open(defaults): %s", kokoro_last_error());
+
+  rc = kokoro_model_phonemize(m, "Hello world.\nHow are you?", NULL, &ph);
+  REQUIRE(rc == KOKORO_OK && ph != NULL, "phonemize: %d %s", rc, kokoro_last_error());
+  printf("phonemize: \"%s\"\n", ph);
+  CHECK(count_lines(ph) == 2, "two lines, two segments: \"%s\"", ph);
+  CHECK(strstr(ph, "wˈɜɹld") != NULL, "no \"world\" (wˈɜɹld) in \"%s\"", ph);
+  rc = kokoro_model_phonemize(m, "Bonjour.", "fr-fr", &ph);
+  CHECK(rc == KOKORO_OK && strlen(ph) > 0, "French: %d %s", rc, kokoro_last_error());
+  rc = kokoro_model_phonemize(m, " ", NULL, &ph);
+  CHECK(rc == KOKORO_OK && strcmp(ph, "") == 0, "nothing to say: %d \"%s\"", rc, ph);
+
+  /* Its output is phoneme input: the first line spoken with phonemes = 1 gives speech. */
+  rc = kokoro_model_phonemize(m, "Hello world.\nHow are you?", NULL, &ph);
+  REQUIRE(rc == KOKORO_OK, "phonemize: %s", kokoro_last_error());
+  snprintf(first, sizeof first, "%.*s", (int)strcspn(ph, "\n"), ph);
+  session = kokoro_session_new(m, NULL);
+  REQUIRE(session != NULL, "session: %s", kokoro_last_error());
+  memset(&opts, 0, sizeof opts);
+  opts.phonemes = 1;
+  capture_init(&c, NULL);
+  rc = kokoro_session_speak(session, first, &opts, on_audio, NULL, &c);
+  CHECK(rc == KOKORO_OK && c.count > KOKORO_SAMPLE_RATE / 2, "speaking \"%s\": %d, %zu samples", first, rc, c.count);
+  capture_free(&c);
+  kokoro_session_close(session);
+
+  /* The assets directory it reads: where config.json is. */
+  {
+    const char* dir = NULL;
+    char path[4096];
+    FILE* f;
+    CHECK(kokoro_model_assets_dir(m, &dir) == KOKORO_OK && dir != NULL, "assets dir: %s", kokoro_last_error());
+    snprintf(path, sizeof path, "%s/config.json", dir ? dir : "");
+    f = fopen(path, "rb");
+    CHECK(f != NULL, "no %s", path);
+    if (f) fclose(f);
+    CHECK(kokoro_model_assets_dir(m, NULL) == KOKORO_ERR_INVALID_ARGUMENT, "NULL dir");
+  }
+
+  /* Errors: the documented codes, with messages. */
+  CHECK(kokoro_model_phonemize(m, "Hi.", "tlh", &ph) == KOKORO_ERR_LANGUAGE, "unknown language");
+  CHECK(strstr(kokoro_last_error(), "tlh") != NULL, "message: %s", kokoro_last_error());
+  CHECK(kokoro_model_phonemize(m, "caf\xe9", NULL, &ph) == KOKORO_ERR_INVALID_TEXT, "invalid UTF-8");
+  CHECK(kokoro_model_phonemize(m, NULL, NULL, &ph) == KOKORO_ERR_INVALID_ARGUMENT, "NULL text");
+  CHECK(kokoro_model_phonemize(m, "Hi.", NULL, NULL) == KOKORO_ERR_INVALID_ARGUMENT, "NULL result");
+  CHECK(kokoro_model_phonemize(NULL, "Hi.", NULL, &ph) == KOKORO_ERR_INVALID_HANDLE, "NULL model");
+  kokoro_model_close(m);
+  CHECK(kokoro_model_phonemize(m, "Hi.", NULL, &ph) == KOKORO_ERR_INVALID_HANDLE, "closed model");
+  return g_failures ? 1 : 0;
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: %s speak|errors|fuzz [iterations]\n", argv[0]);
+    fprintf(stderr, "usage: %s speak|errors|fuzz|phonemize [iterations]\n", argv[0]);
     return 2;
   }
   if (strcmp(argv[1], "speak") == 0) return scenario_speak();
   if (strcmp(argv[1], "errors") == 0) return scenario_errors();
   if (strcmp(argv[1], "fuzz") == 0) return scenario_fuzz(argc > 2 ? atoi(argv[2]) : 150);
+  if (strcmp(argv[1], "phonemize") == 0) return scenario_phonemize();
   fprintf(stderr, "unknown scenario %s\n", argv[1]);
   return 2;
 }

@@ -83,12 +83,92 @@ TEST(Ssml, VoiceAndRateApplyToTheirWordsOnly) {
   EXPECT_DOUBLE_EQ(segs[4].rate, 1.0);
 }
 
+// A mark is a place between words, not a new segment: the segments are those of the text without it, and a
+// mark inside one is reported at the word it precedes.
 TEST(Ssml, MarksAreReportedWhereTheyAre) {
-  const auto segs = fe().segment("<speak><mark name=\"a\"/>One. <mark name=\"b\"/>Two.<mark name=\"end\"/></speak>");
-  ASSERT_EQ(segs.size(), 2u);
+  const std::string src = "<speak><mark name=\"a\"/>One. <mark name=\"b\"/>Two.<mark name=\"end\"/></speak>";
+  const auto segs = fe().segment(src);
+  ASSERT_EQ(segs.size(), 1u);
+  EXPECT_EQ(segs[0].phonemes, fe().segment("One. Two.")[0].phonemes);
   EXPECT_EQ(segs[0].marks, std::vector<std::string>{"a"});
-  EXPECT_EQ(segs[1].marks, std::vector<std::string>{"b"});
-  EXPECT_EQ(segs[1].marks_after, std::vector<std::string>{"end"});
+  ASSERT_EQ(segs[0].inner_marks.size(), 1u);
+  EXPECT_EQ(segs[0].inner_marks[0].name, "b");
+  EXPECT_EQ(src.substr(segs[0].inner_marks[0].word_begin, 3), "Two");
+  EXPECT_EQ(segs[0].marks_after, std::vector<std::string>{"end"});
+  // Inside a word: with that word. Where the segments break: before the next segment.
+  const auto in_word = fe().segment("<speak>The lamp flic<mark name=\"w\"/>kered.</speak>");
+  ASSERT_EQ(in_word.size(), 1u);
+  ASSERT_EQ(in_word[0].inner_marks.size(), 1u);
+  EXPECT_EQ(in_word[0].inner_marks[0].word_begin, in_word[0].words[2].text_begin);
+  const auto at_break = fe().segment("<speak>One.<mark name=\"x\"/><break time=\"200ms\"/>Two.</speak>");
+  ASSERT_EQ(at_break.size(), 2u);
+  EXPECT_TRUE(at_break[0].inner_marks.empty());
+  EXPECT_EQ(at_break[1].marks, std::vector<std::string>{"x"});
+}
+
+namespace {
+
+// Every mark of the segments in the order the engine reports them, each with the source text from where it
+// stands ("^" for a mark before a segment's first word, "$" after the last).
+std::vector<std::string> marks_in_order(const std::vector<kokoro::Segment>& segs, const std::string& src) {
+  std::vector<std::string> out;
+  for (const auto& seg : segs) {
+    for (const auto& m : seg.marks) out.push_back(m + "@" + src.substr(seg.words.at(0).text_begin, 3));
+    for (const auto& m : seg.inner_marks) out.push_back(m.name + "@" + src.substr(m.word_begin, 3));
+    for (const auto& m : seg.marks_after) out.push_back(m + "@$");
+  }
+  return out;
+}
+
+std::vector<std::string> phonemes_of(const std::vector<kokoro::Segment>& segs) {
+  std::vector<std::string> out;
+  for (const auto& seg : segs) out.push_back(seg.phonemes);
+  return out;
+}
+
+}  // namespace
+
+// What speech-dispatcher 0.11 hands its output modules (read from its log at LogLevel 5, probed with spd-say):
+// a text-mode message escaped (&lt; &gt; &amp;, quotes as they are) inside <speak>, with an index mark
+// <mark name="__spd_N"/> after every '.', '?' or '!' that a blank, '<' or '&' follows; an SSML-mode message
+// (spd-say -x) as the client wrote it, plus those marks; its symbol preprocessing re-escapes quotes as &quot;
+// and &apos;. sd_kokoro puts a <speak> root of its own around every message (an SSML-mode client may leave it
+// out). All of it says what the plain text says, in the same segments, with every mark at its word.
+TEST(Ssml, SpeechDispatcherMessagesSayTheirText) {
+  struct Row {
+    std::string message, plain;
+    std::vector<std::string> marks;
+  };
+  const std::vector<Row> rows = {
+      {"<speak>Hello there.<mark name=\"__spd_0\"/> How are you?<mark name=\"__spd_1\"/> Mr.<mark name=\"__spd_2\"/> "
+       "Smith &amp; &lt;Jones&gt; \"quoted\" it's 5 &gt; 3.</speak>",
+       "Hello there. How are you? Mr. Smith & <Jones> \"quoted\" it's 5 > 3.",
+       {"__spd_0@How", "__spd_1@Mr.", "__spd_2@Smi"}},
+      {"<speak>Ends with dots...<mark name=\"__spd_0\"/> And \"e.g.\" here!Next?<mark name=\"__spd_1\"/> Yes.</speak>",
+       "Ends with dots... And \"e.g.\" here!Next? Yes.", {"__spd_0@And", "__spd_1@Yes"}},
+      {"<speak>Hi <mark name=\"m1\"/>there.<mark name=\"__spd_0\"/> Tom &amp; Jerry &lt;3 don't &quot;q&quot; "
+       "&apos;r&apos; &#233; caf&#xE9;.<mark name=\"__spd_1\"/><mark name=\"end\"/></speak>",
+       "Hi there. Tom & Jerry <3 don't \"q\" 'r' \xC3\xA9 caf\xC3\xA9.",
+       {"m1@the", "__spd_0@Tom", "__spd_1@$", "end@$"}},
+      {"<speak><?xml version=\"1.0\"?><speak version=\"1.1\" xmlns=\"http://www.w3.org/2001/10/synthesis\" "
+       "xml:lang=\"en-US\">An XML declaration.<mark name=\"__spd_0\"/> <emphasis>Fine</emphasis>.</speak></speak>",
+       "An XML declaration. Fine.", {"__spd_0@Fin"}},
+      {"<speak>No root <mark name=\"a\"/>here.<mark name=\"__spd_0\"/> Next.</speak>", "No root here. Next.",
+       {"a@her", "__spd_0@Nex"}},
+      {"<speak>multi\nline.<mark name=\"__spd_0\"/> text\n.\n.dot start</speak>", "multi\nline. text\n.\n.dot start",
+       {"__spd_0@tex"}},
+      {"<speak>Hello, world!<mark name=\"__spd_0\"/> (a) [b] {c} 50% $5 #1 @home ~ ^ * _ | \\ / &lt; &amp; &gt;</speak>",
+       "Hello, world! (a) [b] {c} 50% $5 #1 @home ~ ^ * _ | \\ / < & >", {"__spd_0@a) "}},
+      {"<speak>Emoji \xF0\x9F\x98\x80 and \xE2\x99\xA5 and caf\xC3\xA9.</speak>",
+       "Emoji \xF0\x9F\x98\x80 and \xE2\x99\xA5 and caf\xC3\xA9.", {}},
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.message);
+    ASSERT_TRUE(fe().reads_as_ssml(row.message));
+    const auto segs = fe().segment(row.message);
+    EXPECT_EQ(phonemes_of(segs), phonemes_of(fe().segment(row.plain)));
+    EXPECT_EQ(marks_in_order(segs, row.message), row.marks);
+  }
 }
 
 TEST(Ssml, OffsetsPointIntoTheSource) {
@@ -109,6 +189,9 @@ TEST(Ssml, DetectionAndModes) {
   EXPECT_TRUE(kokoro::ssml::looks_like_ssml("  <?xml version=\"1.0\"?>\n<speak version=\"1.1\">hi</speak>"));
   EXPECT_FALSE(kokoro::ssml::looks_like_ssml("if a < b then <speak"));
   EXPECT_FALSE(kokoro::ssml::looks_like_ssml("<speaker>"));
+  // The frontend's answer, which the streaming engine asks too (it hands SSML over whole).
+  EXPECT_TRUE(fe().reads_as_ssml("\xEF\xBB\xBF<!-- c --><?xml version=\"1.0\"?>\n<speak>hi</speak>"));
+  EXPECT_FALSE(fe().reads_as_ssml("a < b <speak>"));
   // Plain text with angle brackets is not SSML.
   EXPECT_EQ(fe().normalize("a < b"), "a < b");
   kokoro::FrontendOptions on;

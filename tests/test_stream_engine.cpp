@@ -287,6 +287,47 @@ TEST(StreamEngine, SsmlBreakVoiceAndRateAreSpoken) {
   EXPECT_NEAR(marks[1].second, both.size() / 24000.0, 1e-9);
 }
 
+// A mark inside a sentence changes nothing said: the audio is the text's without it, sample for sample (in
+// exact mode and in slice mode, whose slice borders follow the words), and the mark comes where its word
+// starts, just before that word's event. speech-dispatcher puts such a mark after every sentence end and
+// abbreviation ("Mr.<mark/> Smith").
+TEST(StreamEngine, MarksInsideASentenceComeWithTheirWord) {
+  const Engine& e = engine();
+  ASSERT_TRUE(e.synth) << e.error;
+  Watchdog dog(240);
+  const std::string plain = "Mr. Smith came home late. The lamp flickered.";
+  const std::string marked =
+      "<speak>Mr.<mark name=\"__spd_0\"/> Smith came <mark name=\"m\"/>home late.<mark name=\"__spd_1\"/> The lamp "
+      "flickered.<mark name=\"end\"/></speak>";
+  const std::vector<std::string> expected_words = {"Smi", "hom", "The"};  // the word after each inner mark
+  for (SynthesisMode mode : {SynthesisMode::exact, SynthesisMode::slice}) {
+    SCOPED_TRACE(mode == SynthesisMode::exact ? "exact" : "slice");
+    std::vector<StreamEvent> events;
+    const std::vector<float> without = run_to_recording(e, mode, {}, plain);
+    const std::vector<float> with = run_to_recording(e, mode, {}, marked, nullptr, &events);
+    ASSERT_EQ(with.size(), without.size());
+    EXPECT_TRUE(with == without) << "a mark changed the audio";
+    EXPECT_EQ(std::count_if(events.begin(), events.end(),
+                            [](const StreamEvent& ev) { return ev.kind == StreamEvent::Kind::segment_start; }),
+              1) << "the text is one segment, marks or not";
+    std::vector<std::string> names;
+    for (size_t i = 0; i < events.size(); ++i) {
+      if (events[i].kind != StreamEvent::Kind::mark) continue;
+      names.push_back(events[i].name);
+      if (names.size() > expected_words.size()) {
+        EXPECT_NEAR(events[i].time_s, with.size() / 24000.0, 1e-9) << "the last mark comes after all audio";
+        continue;
+      }
+      ASSERT_LT(i + 1, events.size());
+      const StreamEvent& word = events[i + 1];
+      ASSERT_EQ(word.kind, StreamEvent::Kind::word) << "mark " << events[i].name << " is not followed by its word";
+      EXPECT_EQ(marked.substr(word.text_begin, 3), expected_words[names.size() - 1]);
+      EXPECT_EQ(events[i].time_s, word.time_s) << "mark " << events[i].name;
+    }
+    EXPECT_EQ(names, (std::vector<std::string>{"__spd_0", "m", "__spd_1", "end"}));
+  }
+}
+
 TEST(StreamEngine, BargeInSilencesTheDeviceWhileTheVocoderIsStillComputing) {
   const Engine& e = engine();
   ASSERT_TRUE(e.synth) << e.error;
