@@ -15,7 +15,7 @@ Generation Playback::barge_in(uint32_t frames_left, SpeechEventSink& sink, int64
     SpeechEvent stopped;
     stopped.kind = SpeechEvent::end;
     stopped.gen = gen_;
-    stopped.cue = -2;  // not known here; the sink reports the cue of the utterance it saw start
+    stopped.cue = cue_;
     stopped.status = 1;  // KOKORO_STOPPED
     sink.speech_event(stopped, frame, underrun_frames_);
   } else {
@@ -69,6 +69,7 @@ void Playback::render(float* out, uint32_t n, bool freewheel, SpeechEventSink& s
       if (e && state_ == State::waiting && e->kind == SpeechEvent::start) {
         audio_.discard_until(e->position);
         state_ = State::playing;
+        cue_ = e->cue;
         underrun_frames_ = 0;
         sounded_ = false;
         sink.speech_event(*e, frame + i, 0);

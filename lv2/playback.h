@@ -63,6 +63,7 @@ class Playback {
   SpeechEvent event_;
   bool has_event_ = false;
   uint32_t fade_left_ = 0, fade_total_ = 0;
+  int32_t cue_ = -1;              // the cue playing (its start event's)
   uint64_t underrun_frames_ = 0;  // silence inside the current utterance, after its first sample
   bool sounded_ = false;
 };

@@ -47,7 +47,7 @@ const T* find_feature(const LV2_Feature* const* features, const char* uri) {
 class Plugin final : public SpeechEventSink {
  public:
   Plugin(double rate, LV2_URID_Map* map, const LV2_Worker_Schedule* schedule, const LV2_Log_Log* log)
-      : rate_(rate), schedule_(schedule), notices_(urids_init(map), map, log) {
+      : schedule_(schedule), notices_(urids_init(map), map, log) {
     lv2_atom_forge_init(&forge_, map);
     gain_coefficient_ = static_cast<float>(1.0 - std::exp(-1.0 / (kGainSmoothingSeconds * rate)));
     std::string error;
@@ -144,7 +144,6 @@ class Plugin final : public SpeechEventSink {
     return s;
   }
 
-  const double rate_;
   const LV2_Worker_Schedule* schedule_;
   Urids urids_{};
   Notices notices_;                      // before the engine and the speaker, which report through it
@@ -169,7 +168,6 @@ class Plugin final : public SpeechEventSink {
   LV2_Atom_Forge_Frame notify_frame_;
   bool notify_ok_ = false;
   float gain_ = 1.0f, gain_coefficient_ = 0.0f;
-  int32_t playing_cue_ = -1;
 };
 
 void Plugin::handle(const LV2_Atom_Event* ev, uint32_t frame, uint32_t n) {
@@ -253,10 +251,9 @@ void Plugin::speech_event(const SpeechEvent& e, int64_t frame, uint64_t underrun
   lv2_atom_forge_frame_time(&forge_, frame);
   LV2_Atom_Forge_Frame object;
   lv2_atom_forge_object(&forge_, &object, 0, type);
-  if (e.kind == SpeechEvent::start) playing_cue_ = e.cue;
   if (e.kind == SpeechEvent::start || e.kind == SpeechEvent::end) {
     lv2_atom_forge_key(&forge_, urids_.cue);
-    lv2_atom_forge_int(&forge_, e.kind == SpeechEvent::end && e.cue == -2 ? playing_cue_ : e.cue);
+    lv2_atom_forge_int(&forge_, e.cue);
   }
   if (e.kind == SpeechEvent::end) {
     const char* status = e.status == 0 ? "spoken" : e.status == 1 ? "stopped" : "error";

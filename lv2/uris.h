@@ -32,10 +32,9 @@
 namespace kokoro::lv2 {
 
 struct Urids {
-  LV2_URID atom_Blank, atom_Object, atom_Sequence, atom_String, atom_Path, atom_URID, atom_Int, atom_Long,
-      atom_Float, atom_eventTransfer;
+  LV2_URID atom_Blank, atom_Object, atom_String, atom_Path, atom_URID;
   LV2_URID midi_MidiEvent;
-  LV2_URID patch_Set, patch_Get, patch_property, patch_value, patch_subject;
+  LV2_URID patch_Set, patch_Get, patch_property, patch_value;
   LV2_URID log_Error, log_Warning, log_Note;
   LV2_URID rdfs_comment, rdfs_label;
   LV2_URID text, file;
@@ -46,20 +45,14 @@ struct Urids {
     const auto u = [m](const char* uri) { return m->map(m->handle, uri); };
     atom_Blank = u(LV2_ATOM__Blank);
     atom_Object = u(LV2_ATOM__Object);
-    atom_Sequence = u(LV2_ATOM__Sequence);
     atom_String = u(LV2_ATOM__String);
     atom_Path = u(LV2_ATOM__Path);
     atom_URID = u(LV2_ATOM__URID);
-    atom_Int = u(LV2_ATOM__Int);
-    atom_Long = u(LV2_ATOM__Long);
-    atom_Float = u(LV2_ATOM__Float);
-    atom_eventTransfer = u(LV2_ATOM__eventTransfer);
     midi_MidiEvent = u(LV2_MIDI__MidiEvent);
     patch_Set = u(LV2_PATCH__Set);
     patch_Get = u(LV2_PATCH__Get);
     patch_property = u(LV2_PATCH__property);
     patch_value = u(LV2_PATCH__value);
-    patch_subject = u(LV2_PATCH__subject);
     log_Error = u(LV2_LOG__Error);
     log_Warning = u(LV2_LOG__Warning);
     log_Note = u(LV2_LOG__Note);

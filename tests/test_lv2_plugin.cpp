@@ -231,6 +231,7 @@ TEST(Lv2Plugin, SecondNoteOnStopsTheFirstWithinOneBlock) {
   ASSERT_EQ(ends.size(), 2u);
   EXPECT_EQ(ends[0].strings.at(kNs + "status"), "stopped");
   EXPECT_EQ(ends[0].sample, cut) << "the stop is reported at the note-on's frame";
+  EXPECT_EQ(ends[0].numbers.at(kNs + "cue"), 0) << "the cue that was stopped";
   EXPECT_EQ(ends[1].strings.at(kNs + "status"), "spoken");
   // Nothing of the first sentence after the cut: what follows is the second sentence alone.
   expect_engine_speech(host.audio(), block_start + kBlock, host.samples(), wanted_second, "after the barge-in");
