@@ -1,12 +1,13 @@
 // Where the engine finds its data. Order for every item: an explicit path (CLI flag, kokoro_config), then an
-// environment variable, then an installed copy, then the default baked in at build time. Nothing is
-// downloaded at run time.
-//   assets dir  (config.json, voices/*.bin, lexicons/): --assets, KOKORO_ASSETS, <data>/assets, ../shared/assets
-//               beside the source tree, then <source>/assets (what scripts/fetch-assets writes)
+// environment variable, then an installed copy, then the build tree's. Nothing is downloaded at run time.
+//   assets dir  (config.json, voices/*.bin, lexicons/): --assets, KOKORO_ASSETS, <data>/assets, then in a build
+//               tree ../shared/assets beside the source tree and <source>/assets (what scripts/fetch-assets writes)
 //   model file: --model, KOKORO_MODEL, <data>/kokoro-v1_0.kokoro if it exists, <source>/models/kokoro-v1_0.kokoro
-// <data> is <prefix>/share/kokoro-rt of an installed engine (cmake --install, the .deb), found relative to
-// the running program and to the shared library holding this code, so that an install moved to another
-// prefix still finds its data; a binary in the build tree has none and uses the build-time defaults.
+// <data> is <prefix>/share/kokoro-rt of an installed engine (cmake --install, the .deb), found from where the
+// running program and the compute library are (core/install_paths.h: bin/, lib/<multiarch>/kokoro-rt/ and its
+// glibc-hwcaps/<level>/, lib/speech-dispatcher-modules/ ...), so that an install moved to another prefix
+// still finds its data, and last the configured prefix's (a program linking libkokoro.a). A binary in a build
+// tree finds the build tree's paths in the marker file beside its bin/ and lib/; no binary has them built in.
 #pragma once
 #include <string>
 #include <vector>
@@ -27,5 +28,7 @@ std::string user_cache_dir();
 // The installed data directories (<prefix>/share/kokoro-rt) that exist, most specific first; empty in a
 // build tree.
 std::vector<std::string> installed_data_dirs();
+// <configured prefix>/share/kokoro-rt, existing or not: where an install without any data is told to put it.
+std::string configured_data_dir();
 
 }  // namespace kokoro

@@ -353,6 +353,7 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
   const Frontend& frontend = *settings.frontend;
   AlignedFeatures feats;
   bool first_segment = true;
+  double silent_run = 0;  // seconds of silence pushed for pause-only segments since the last speech
   for (size_t begin = 0; begin < text.size();) {
     // SSML goes to the frontend whole (a piece of it would not parse).
     const bool whole = voice_options.phoneme_input || frontend.reads_as_ssml(text);
@@ -379,15 +380,21 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
       const Segment& seg = segments[si];
       if (stale(generation) || quit_.load()) return;
       std::vector<int64_t> ids = tokenize(seg.phonemes, vocab_);
-      if (ids.empty()) {  // nothing to say (symbols only), but its pauses and marks still come, in order
-        if (seg.pause_before > 0 && !push_silence(id, generation, seg.pause_before)) return;
+      if (ids.empty()) {
+        // Nothing to say (Frontend: text with nothing speakable is a pause-only segment; or symbols only):
+        // silence, never the model, and its marks in order. Pauses in a row, also across text pieces, are one
+        // pause as long as the longest.
+        const double pause = seg.pause_before - silent_run;
+        if (pause > 0 && !push_silence(id, generation, pause)) return;
+        silent_run = std::max(silent_run, seg.pause_before);
         if (!push_marks(id, generation, seg.marks)) return;
         for (const InnerMark& m : seg.inner_marks)
           if (!push_marks(id, generation, {m.name})) return;
-        if (seg.pause_after > 0 && !push_silence(id, generation, seg.pause_after)) return;
         if (!push_marks(id, generation, seg.marks_after)) return;
+        if (seg.pause_after > 0 && !push_silence(id, generation, seg.pause_after)) return;
         continue;
       }
+      silent_run = 0;
       const size_t n_phonemes = utf8::count_code_points(seg.phonemes);
       if (n_phonemes > static_cast<size_t>(kMaxPhonemes))
         throw Error("segment of " + std::to_string(n_phonemes) + " phonemes exceeds the model's 510");

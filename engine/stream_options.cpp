@@ -11,6 +11,7 @@
 
 #include "core/assets.h"
 #include "core/error.h"
+#include "core/install_paths.h"
 
 namespace kokoro {
 
@@ -31,7 +32,12 @@ const char* to_string(SynthesisMode mode) {
 }
 
 std::string norm_priors_path(const std::string& voice_name) {
-  return std::string(KOKORO_DEFAULT_MODEL_DIR) + "/norm-priors-" + voice_name + ".kokoro";
+  std::string dir = build_tree().models;
+  if (dir.empty()) {
+    const std::vector<std::string> installed = installed_data_dirs();
+    dir = installed.empty() ? configured_data_dir() : installed.front();
+  }
+  return dir + "/norm-priors-" + voice_name + ".kokoro";
 }
 
 std::string stats_predictor_path(const std::string& model_path) {
@@ -43,7 +49,7 @@ std::vector<std::string> shipped_stats_predictor_paths() {
   const std::string name = "kokoro-v1_0.stats-predictor.kokoro";
   std::vector<std::string> out;
   for (const std::string& d : installed_data_dirs()) out.push_back(d + "/data/" + name);
-  out.push_back(std::string(KOKORO_SOURCE_DIR) + "/data/" + name);
+  if (const BuildTree& tree = build_tree(); tree.found()) out.push_back(tree.source + "/data/" + name);
   return out;
 }
 

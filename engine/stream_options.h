@@ -104,7 +104,8 @@ struct StreamEvent {
 };
 const char* to_string(StreamEvent::Kind kind);
 
-// Where kokoro-stream-eval caches a voice's calibrated priors: <model dir>/norm-priors-<voice>.kokoro.
+// Where kokoro-stream-eval caches a voice's calibrated priors: <model dir>/norm-priors-<voice>.kokoro, the model
+// dir being models/ in a build tree and the data directory of an install (core/assets.h).
 std::string norm_priors_path(const std::string& voice_name);
 // The stream settings docs/streaming.md recommends for a voice: fixed calibrated priors ("prior") when the
 // voice has a priors file, else cumulative statistics. `note` (optional) says which and why.

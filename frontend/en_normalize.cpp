@@ -13,13 +13,18 @@ namespace {
 void run_passes(std::vector<Token>& tokens, bool british) {
   const norm::Dialect d{british};
   // Order matters where forms overlap: a date or a phone number is also digits and dashes, a time is
-  // also a number, a unit after money ("$5 m") is a magnitude, and ranges ("10-20 km") come before units.
+  // also a number, a ratio ("16:9") is what is left of colons between numbers once they are not a time,
+  // a unit after money ("$5 m") is a magnitude, and ranges ("10-20 km", "70-75°F") come before units.
+  // Emoji first: their names are words for every pass after.
+  norm::normalize_emoji(tokens, d);
   norm::normalize_dates(tokens, d);
   norm::normalize_phone_numbers(tokens, d);
   norm::normalize_web(tokens, d);
+  norm::normalize_ratios(tokens, d);
   norm::normalize_times(tokens, d);
   norm::normalize_money(tokens, d);
   norm::normalize_numbers(tokens, d);
+  norm::normalize_temperatures(tokens, d);
   norm::normalize_units(tokens, d);
   norm::normalize_math(tokens, d);
   norm::normalize_roman(tokens, d);

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "frontend/emoji.h"
 #include "frontend/unicode_text.h"
 
 namespace kokoro::en {
@@ -275,6 +276,13 @@ void split_chunk(const CPs& cps, size_t b, size_t e, std::vector<Token>& out) {
   for (auto it = suffixes.rbegin(); it != suffixes.rend(); ++it) out.push_back(std::move(*it));
 }
 
+// The emoji sequence at i ("👩‍🚒", "👍🏽", "🇯🇵", "1️⃣"), which is one token whatever surrounds it.
+size_t emoji_length(const CPs& line, size_t i) {
+  const char32_t c = line[i].cp;
+  if (c < 0x80 && !(text::is_ascii_digit(c) || c == U'#' || c == U'*')) return 0;
+  return emoji::sequence_length(line, i);
+}
+
 }  // namespace
 
 std::vector<Token> tokenize_line(const std::vector<utf8::CodePoint>& line) {
@@ -284,10 +292,21 @@ std::vector<Token> tokenize_line(const std::vector<utf8::CodePoint>& line) {
   while (i < n) {
     while (i < n && text::is_space(line[i].cp)) ++i;
     if (i >= n) break;
-    size_t j = i;
-    while (j < n && !text::is_space(line[j].cp)) ++j;
     const size_t before = out.size();
-    split_chunk(line, i, j, out);
+    // Up to the next space; emoji sequences are cut out whole (a zero-width joiner inside one is no gap).
+    size_t j = i, start = i;
+    while (j < n) {
+      if (const size_t len = emoji_length(line, j)) {
+        if (j > start) split_chunk(line, start, j, out);
+        out.push_back(make_token(line, j, j + len));
+        j += len;
+        start = j;
+        continue;
+      }
+      if (text::is_space(line[j].cp)) break;
+      ++j;
+    }
+    if (j > start) split_chunk(line, start, j, out);
     if (out.size() > before) out.back().space_after = j < n;
     i = j;
   }

@@ -14,6 +14,7 @@
 #include "frontend/espeak_g2p.h"
 #include "frontend/ja_g2p.h"
 #include "frontend/ja_latin.h"
+#include "frontend/line_filter.h"
 #include "frontend/ssml.h"
 #include "frontend/unicode_text.h"
 #include "frontend/utf8.h"
@@ -51,6 +52,31 @@ bool is_line_break(char32_t c) { return c == U'\n' || c == 0x2028 || c == 0x2029
 bool is_spoken(const std::u32string& ps) {
   static constexpr std::u32string_view kPunct = U";:,.!?—…\"“”() ";
   return std::any_of(ps.begin(), ps.end(), [](char32_t c) { return kPunct.find(c) == std::u32string_view::npos; });
+}
+
+// A segment says something when its phonemes have a letter (every language's phoneme symbols are letters
+// or modifier letters; the rest is punctuation and tone arrows).
+bool says_something(const std::string& phonemes) {
+  const std::u32string ps = utf8::to_u32(phonemes);
+  return std::any_of(ps.begin(), ps.end(), [](char32_t c) { return text::is_letter(c); });
+}
+
+// Text with nothing speakable becomes a pause, and pauses next to each other are one: a thousand lines of
+// dots are one pause, not a thousand.
+void add_pause(std::vector<Segment>& out, std::string_view source, size_t begin, size_t end) {
+  if (!out.empty() && out.back().phonemes.empty() && out.back().pause_after == 0 && out.back().marks_after.empty()) {
+    Segment& last = out.back();
+    last.text_end = std::max(last.text_end, end);
+    last.pause_before = std::max(last.pause_before, kSilentTextPause);
+  } else {
+    Segment pause;
+    pause.text_begin = begin;
+    pause.text_end = end;
+    pause.pause_before = kSilentTextPause;
+    out.push_back(std::move(pause));
+  }
+  Segment& seg = out.back();
+  seg.text = utf8::encode(utf8::to_u32(source.substr(seg.text_begin, seg.text_end - seg.text_begin)));
 }
 
 }  // namespace
@@ -183,9 +209,12 @@ std::string Frontend::normalize_plain(std::string_view text) const {
     size_t j = i;
     while (j < cps.size() && !is_line_break(cps[j].cp)) ++j;
     if (i > 0) out.push_back('\n');
-    const std::vector<utf8::CodePoint> line(cps.begin() + static_cast<std::ptrdiff_t>(i),
-                                            cps.begin() + static_cast<std::ptrdiff_t>(j));
-    out += impl_->zh_g2p ? impl_->zh_g2p->normalize_line(line) : impl_->en_g2p->normalize_line(line);
+    std::vector<utf8::CodePoint> line(cps.begin() + static_cast<std::ptrdiff_t>(i),
+                                      cps.begin() + static_cast<std::ptrdiff_t>(j));
+    filter_line(line, impl_->options.emoji == FrontendOptions::Emoji::drop);
+    // A line with nothing speakable says nothing: it is a pause.
+    if (line_content(line) == LineContent::speech)
+      out += impl_->zh_g2p ? impl_->zh_g2p->normalize_line(line) : impl_->en_g2p->normalize_line(line);
     i = j + 1;
   }
   return out;
@@ -235,7 +264,7 @@ std::vector<Segment> Frontend::segment(std::string_view text) const {
     // Marks after the piece's last word wait for the next spoken word (or the end).
     for (; next_mark < piece.marks.size(); ++next_mark) marks.push_back(piece.marks[next_mark].name);
     if (segs.empty()) continue;  // nothing spoken: its pause goes to the next piece
-    segs.front().pause_before = pause;
+    segs.front().pause_before += pause;
     pause = 0;
     for (auto& seg : segs) out.push_back(std::move(seg));
   }
@@ -251,15 +280,35 @@ std::vector<Segment> Frontend::segment(std::string_view text) const {
 std::vector<Segment> Frontend::segment_plain(std::string_view text, size_t first_words) const {
   const std::vector<utf8::CodePoint> cps = utf8::decode(text);
   Chunker chunker(impl_->options.max_phonemes, first_words, impl_->options.segment_growth_after_cut);
-  std::vector<Segment> out;
+  const bool drop_emoji = impl_->options.emoji == FrontendOptions::Emoji::drop;
+  std::vector<Segment> out, line_segments;
   size_t i = 0;
   while (i < cps.size()) {
     size_t j = i;
     while (j < cps.size() && !is_line_break(cps[j].cp)) ++j;
     if (j > i) {
-      const std::vector<utf8::CodePoint> line(cps.begin() + static_cast<std::ptrdiff_t>(i),
-                                              cps.begin() + static_cast<std::ptrdiff_t>(j));
-      chunker.add_line(impl_->units_of(line), text, out);
+      std::vector<utf8::CodePoint> line(cps.begin() + static_cast<std::ptrdiff_t>(i),
+                                        cps.begin() + static_cast<std::ptrdiff_t>(j));
+      filter_line(line, drop_emoji);
+      switch (line_content(line)) {
+        case LineContent::nothing:
+          break;
+        case LineContent::marks_only:
+          add_pause(out, text, line.front().begin, line.back().end);
+          break;
+        case LineContent::speech:
+          line_segments.clear();
+          chunker.add_line(impl_->units_of(line), text, line_segments);
+          for (auto& seg : line_segments) {
+            // Only punctuation (what a G2P left of symbols it does not read): a pause as well.
+            if (says_something(seg.phonemes)) {
+              out.push_back(std::move(seg));
+            } else {
+              add_pause(out, text, seg.text_begin, seg.text_end);
+            }
+          }
+          break;
+      }
     }
     i = j + 1;
   }

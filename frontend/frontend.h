@@ -12,8 +12,10 @@
 //
 // Input handling: invalid UTF-8 bytes are read as U+FFFD (silent) rather than rejected, so a stray byte
 // never loses a whole utterance; all offsets still refer to the caller's original bytes, and
-// Segment::text is always valid UTF-8. Control characters are whitespace; symbols and emoji are silent.
-// Any input gives a result in time linear in its length; empty or silent input gives no segments.
+// Segment::text is always valid UTF-8. Control characters are whitespace. English reads emoji by name
+// (FrontendOptions::emoji); a character repeated past a limit is read a few times only (line_filter.h).
+// Any input gives a result in time linear in its length; empty or silent input gives no segments, and text
+// with nothing speakable (only punctuation and symbols) gives pause-only segments, never phonemes.
 // segment() is const and safe to call from several threads (espeak-ng calls are serialized inside).
 #pragma once
 #include <cstddef>
@@ -41,7 +43,10 @@ struct InnerMark {
 
 struct Segment {
   std::string text;      // the source text of the segment (valid UTF-8)
-  std::string phonemes;  // vocab symbols, at most max_phonemes code points, no leading/trailing space
+  // Vocab symbols, at most max_phonemes code points, no leading/trailing space. Empty only in a pause-only
+  // segment: text with nothing speakable (". . . .", "***", a line of dashes) is pause_before seconds of
+  // silence (kSilentTextPause; consecutive ones are one pause), never given to the model.
+  std::string phonemes;
   size_t text_begin = 0, text_end = 0;  // bytes in the text given to segment()
   std::vector<WordSpan> words;          // spoken words in order (punctuation has no span)
   // From SSML (frontend/ssml.h; plain text leaves the defaults). For SSML input `text` is the text spoken
@@ -54,6 +59,9 @@ struct Segment {
   std::vector<InnerMark> inner_marks;    // <mark>s before its second and later words, in order
   std::vector<std::string> marks_after;  // <mark>s after the last text (last segment only)
 };
+
+// The pause that text with nothing speakable in it becomes (as SSML's break strength "strong").
+inline constexpr double kSilentTextPause = 0.75;
 
 struct FrontendOptions {
   // "en-us" (or "a"), "en-gb" ("b"), "ja" ("j": misaki's Japanese G2P, ja_g2p.h; needs the Japanese
@@ -90,6 +98,12 @@ struct FrontendOptions {
   std::string lexicon_file;
   // More user-lexicon entries (word, reading) as if they followed the file's.
   std::vector<std::pair<std::string, std::string>> lexicon_entries;
+  // Emoji (frontend/emoji.h): read says each one's name as screen readers do (English: Unicode CLDR's
+  // names, "😀" -> grinning face; other languages: as their G2P reads them), a run of the same emoji once;
+  // drop leaves every emoji out. Default read: an emoji can be the whole message ("👍"), and dropping it
+  // would lose it; callers whose emoji are decoration choose drop (frontend/README.md, "Emoji").
+  enum class Emoji { read, drop };
+  Emoji emoji = Emoji::read;
 };
 
 class Frontend {

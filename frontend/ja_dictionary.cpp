@@ -12,6 +12,7 @@
 
 #include "core/assets.h"
 #include "core/error.h"
+#include "core/install_paths.h"
 #include "frontend/utf8.h"
 
 namespace kokoro::ja {
@@ -31,7 +32,7 @@ std::string find_data_dir() {
   std::vector<std::string> candidates;
   if (const char* env = std::getenv("KOKORO_JA_DATA"); env && *env) candidates.push_back(env);
   for (const auto& d : installed_data_dirs()) candidates.push_back(d + "/ja");
-  candidates.push_back(std::string(KOKORO_DEFAULT_MODEL_DIR) + "/ja");
+  if (const BuildTree& tree = build_tree(); tree.found()) candidates.push_back(tree.models + "/ja");
   std::string tried;
   for (const auto& c : candidates) {
     if (has_data(c)) return c;

@@ -11,13 +11,9 @@
 
 #include "core/assets.h"
 #include "core/error.h"
+#include "core/install_paths.h"
 #include "frontend/lexicon.h"
 #include "frontend/lexicon_binary.h"
-
-// Where the build writes <accent>.kolex from the assets it found (frontend/CMakeLists.txt).
-#ifndef KOKORO_BUILD_LEXICON_DIR
-#define KOKORO_BUILD_LEXICON_DIR ""
-#endif
 
 namespace kokoro::en {
 
@@ -50,7 +46,8 @@ std::shared_ptr<const BinaryLexicon> load_binary(const std::string& dir, bool br
   const std::string gold_json = dir + "/" + accent + "_gold.json", silver_json = dir + "/" + accent + "_silver.json";
   const bool have_json = is_file(gold_json) && is_file(silver_json);
   const std::string beside = dir + "/" + accent + ".kolex";
-  const std::string build_dir = KOKORO_BUILD_LEXICON_DIR;
+  // Where a build tree writes <accent>.kolex from the assets it found (apps/kokoro_convert/CMakeLists.txt).
+  const std::string build_dir = build_tree().lexicons;
   const std::string built = build_dir.empty() ? "" : build_dir + "/" + accent + ".kolex";
 
   if (!have_json) {

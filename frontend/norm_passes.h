@@ -22,5 +22,8 @@ void normalize_numbers(std::vector<Token>& toks, const Dialect& d);        // 1/
 void normalize_roman(std::vector<Token>& toks, const Dialect& d);          // World War II, Henry VIII
 void normalize_abbreviations(std::vector<Token>& toks, const Dialect& d);  // St., Prof., Apt., No.
 void normalize_math(std::vector<Token>& toks, const Dialect& d);           // 2^8, ≠
+void normalize_emoji(std::vector<Token>& toks, const Dialect& d);          // 😀 -> grinning face
+void normalize_temperatures(std::vector<Token>& toks, const Dialect& d);   // 98.6°F, 20 °C, -40 °F
+void normalize_ratios(std::vector<Token>& toks, const Dialect& d);         // 16:9, 1:100 (not 10:30)
 
 }  // namespace kokoro::en::norm

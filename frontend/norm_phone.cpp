@@ -4,7 +4,13 @@
 //   555-0142            -> five five five, oh one four two
 //   (555) 123-4567      -> five five five, one two three, four five six seven
 //   +44 20 7946 0958    -> plus four four, two zero, seven nine four six, zero nine five eight
+// Toll-free numbers say their prefix as people do, 800 as "eight hundred", and vanity numbers their word:
+//   1-800-555-0199      -> one eight hundred, five five five, oh one nine nine
+//   1-888-FLOWERS       -> one eight eight eight flowers        1-800-GO-FEDEX -> one eight hundred go fedex
 // A bare "ddd-dddd" after "from", "between" or "pages" is a range, not a number.
+#include <algorithm>
+#include <cctype>
+
 #include "frontend/norm_passes.h"
 #include "frontend/norm_support.h"
 
@@ -36,6 +42,68 @@ size_t dashed_groups(const std::vector<Token>& toks, size_t i, std::vector<std::
     return k + 1;
   }
   return k;
+}
+
+// North American toll-free prefixes.
+bool is_toll_free(const std::string& g) {
+  return g == "800" || g == "888" || g == "877" || g == "866" || g == "855" || g == "844" || g == "833";
+}
+
+Words toll_free_words(const std::string& g, bool zero_as_oh) {
+  if (g == "800") return {"eight", "hundred"};
+  return digits_spoken(g, zero_as_oh);
+}
+
+// "1-800-FLOWERS", "800-GO-FEDEX", "1-888-356-WINE": a toll-free prefix, then groups of letters (said as
+// words) and digits, written together with dashes. Returns the tokens it takes (0: none) and its words.
+size_t vanity_number(const std::vector<Token>& toks, size_t i, bool zero_as_oh, Words& words) {
+  // The run written without spaces (up to a closing "." or ","), cut at its dashes.
+  std::vector<std::string> parts(1);
+  size_t end = i;
+  while (end < toks.size() && end < i + 12) {
+    const std::string a = ascii(toks[end]);
+    if (!is_free(toks[end]) || a.empty()) return 0;
+    if (end > i && !std::isalnum(static_cast<unsigned char>(a[0])) && a[0] != '-') break;
+    for (char c : a) {
+      if (c == '-') {
+        parts.emplace_back();
+      } else if (std::isalnum(static_cast<unsigned char>(c))) {
+        parts.back().push_back(c);
+      } else {
+        return 0;
+      }
+    }
+    ++end;
+    if (!joined(toks, end - 1)) break;
+  }
+  size_t p = parts[0] == "1" ? 1 : 0;
+  if (parts.size() < p + 2 || !is_toll_free(parts[p])) return 0;
+  Words out;
+  if (p == 1) out.emplace_back("one");
+  append(out, toll_free_words(parts[p], zero_as_oh));
+  size_t letters = 0, chars = 0;
+  for (size_t q = p + 1; q < parts.size(); ++q) {
+    const std::string& g = parts[q];
+    const bool digits = all_digits(g);
+    if (!digits && !std::all_of(g.begin(), g.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); }))
+      return 0;  // empty or mixed
+    // A pause around digit groups; the prefix and the words ("eight hundred flowers", "go fedex") are one
+    // phrase, as in the adverts.
+    if (digits || (q > p + 1 && all_digits(parts[q - 1]))) out.emplace_back(",");
+    if (digits) {
+      append(out, digits_spoken(g, zero_as_oh));
+    } else {
+      std::string word;
+      for (char c : g) word.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+      out.push_back(std::move(word));
+      letters += g.size();
+    }
+    chars += g.size();
+  }
+  // A vanity number spells at least a word and has about seven characters.
+  if (letters == 0 || chars < 4 || chars > 12) return 0;
+  words = std::move(out);
+  return end - i;
 }
 
 bool looks_like_range(const std::vector<Token>& toks, size_t i) {
@@ -135,6 +203,12 @@ void normalize_phone_numbers(std::vector<Token>& toks, const Dialect& d) {
     if (first != U'+' && first != U'(' && !(first >= U'0' && first <= U'9')) continue;
     // Part of a longer number or word: "ISBN 978-3-16-148410-0" is not a phone number.
     if (i > 0 && joined(toks, i - 1) && !is_one_of(toks, i - 1, {"(", "\"", "'", ":"})) continue;
+    if (Words vanity; first != U'+' && first != U'(') {
+      if (const size_t n = vanity_number(toks, i, !d.british, vanity)) {
+        i = replace(toks, i, i + n, vanity) - 1;
+        continue;
+      }
+    }
     const auto m = match_phone(toks, i);
     if (!m) continue;
     size_t end = m->end;
@@ -144,8 +218,12 @@ void normalize_phone_numbers(std::vector<Token>& toks, const Dialect& d) {
     Words words;
     if (m->plus) words.emplace_back("plus");
     for (size_t g = 0; g < m->groups.size(); ++g) {
-      if (g > 0) words.emplace_back(",");
-      append(words, digits_spoken(m->groups[g], !d.british));
+      const auto& group = m->groups[g];
+      // "1-800": the long-distance 1 and a toll-free prefix are said together, "one eight hundred".
+      const bool toll_free = !m->plus && m->groups.size() >= 3 && is_toll_free(group) &&
+                             (g == 0 || (g == 1 && m->groups[0] == "1"));
+      if (g > 0 && !(toll_free && g == 1)) words.emplace_back(",");
+      append(words, toll_free ? toll_free_words(group, !d.british) : digits_spoken(group, !d.british));
     }
     std::string ext;
     if (size_t n = extension(toks, end, ext)) {

@@ -18,13 +18,9 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/install_paths.h"
 #include "frontend/utf8.h"
 #include "frontend/zh_pinyin.h"
-
-// Where the build tree keeps compiled dictionaries (frontend/CMakeLists.txt).
-#ifndef KOKORO_BUILD_LEXICON_DIR
-#define KOKORO_BUILD_LEXICON_DIR ""
-#endif
 
 namespace kokoro::zh {
 
@@ -274,7 +270,8 @@ std::string find_dict_file(const std::string& assets_dir) {
   std::vector<std::string> candidates;
   if (const char* env = std::getenv("KOKORO_ZH_DICT"); env && *env) candidates.emplace_back(env);
   if (!assets_dir.empty()) candidates.push_back(assets_dir + "/zh.kozh");
-  if (const std::string built = KOKORO_BUILD_LEXICON_DIR; !built.empty()) candidates.push_back(built + "/zh.kozh");
+  // Where a build tree keeps it (scripts/fetch-assets).
+  if (const std::string built = build_tree().lexicons; !built.empty()) candidates.push_back(built + "/zh.kozh");
   std::string tried;
   for (const auto& c : candidates) {
     std::error_code ec;

@@ -9,9 +9,15 @@ PACKAGES=(
   portaudio19-dev libjack-jackd2-dev jackd2 libasound2-dev libasound2-plugins alsa-utils
   libespeak-ng-dev espeak-ng-data libsndfile1-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev libonnx-dev libprotobuf-dev protobuf-compiler
-  libzip-dev zlib1g-dev unzip libdnnl-dev sox tmux libicu-dev libmecab-dev clang gnuplot-nox speech-dispatcher speech-dispatcher-audio-plugins
+  libzip-dev zlib1g-dev unzip libdnnl-dev sox tmux libicu-dev unicode-cldr-core libmecab-dev clang gnuplot-nox speech-dispatcher speech-dispatcher-audio-plugins
   python3-speechd
+  # kokoro.lv2: LV2 headers, lilv for the test host, lv2ls/lv2info, sord_validate for lv2_validate, jalv
+  lv2-dev liblilv-dev lilv-utils sordi jalv
   python3-pytest python3-numpy python3-cffi python3-soundfile  # the Python package's tests (python/tests)
+  # kokoro-server: Boost.Asio/Beast (HTTP, Wyoming), the encoders (LAME, libopusenc, libFLAC, vo-aacenc),
+  # Avahi (--zeroconf); its tests decode AAC with libfaad2 and use curl as a client
+  libboost-dev libmp3lame-dev libopusenc-dev libflac-dev libvo-aacenc-dev libavahi-client-dev libfaad-dev curl
+  debootstrap
 )
 
 missing=()

@@ -1,13 +1,16 @@
 // apps/common: the line reader the apps use on terminals and pipes (lines, CRLF, a last line without a
 // newline, over-long lines handed over in pieces at spaces or character boundaries), text excerpts and
-// the status-line wording.
+// the status-line wording, and what kokoro-say says about input that is not UTF-8 or has nothing to speak.
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <string>
 #include <vector>
 
+#include "apps/common/input_notes.h"
 #include "apps/common/line_reader.h"
 #include "apps/common/report.h"
 #include "apps/common/word_timestamps.h"
@@ -94,6 +97,67 @@ TEST(LineReader, ReadErrorNamesTheInput) {
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find("cannot read named pipe /tmp/x"), std::string::npos) << e.what();
   }
+}
+
+TEST(InputNotes, InvalidBytesAreReplacedOneByOneAndCounted) {
+  const std::string fffd = "\xef\xbf\xbd";
+  EXPECT_EQ(replace_invalid_utf8("Hello").invalid_bytes, 0u);
+  EXPECT_EQ(replace_invalid_utf8("caf\xc3\xa9 " + fffd).invalid_bytes, 0u) << "a real U+FFFD is valid";
+  const CheckedText c = replace_invalid_utf8("\xff\xfe Hello \xc3\x28 world \xe2\x82");
+  EXPECT_EQ(c.invalid_bytes, 5u);
+  EXPECT_EQ(c.text, fffd + fffd + " Hello " + fffd + "( world " + fffd + fffd);
+  EXPECT_EQ(replace_invalid_utf8(std::string("\x00\xc0\xaf", 3)).invalid_bytes, 2u) << "overlong '/'";
+}
+
+// Reads what InputNotes wrote to its stream.
+struct Captured {
+  std::FILE* f = std::tmpfile();
+  ~Captured() { std::fclose(f); }
+  std::string text() {
+    std::fflush(f);
+    std::rewind(f);
+    std::string out;
+    for (int c; (c = std::fgetc(f)) != EOF;) out += char(c);
+    return out;
+  }
+};
+
+TEST(InputNotes, SaysHowManyBytesAndWhenNothingWasSpeakable) {
+  Captured out;
+  InputNotes notes("kokoro-say", out.f, 2);
+  EXPECT_EQ(notes.check("fine"), "fine");
+  notes.check("a\xff\xfe");
+  UtteranceReport spoken;
+  spoken.text = "fine";
+  spoken.audio_seconds = 1.0;
+  notes.spoken(spoken);
+  UtteranceReport none;
+  none.text = "\xef\xbf\xbd\xef\xbf\xbd";
+  notes.spoken(none);
+  UtteranceReport failed = none;
+  failed.error = "boom";
+  notes.spoken(failed);  // an error is reported as such, not as nothing speakable
+  notes.finish();
+  const std::string text = out.text();
+  EXPECT_NE(text.find("kokoro-say: warning: 2 bytes of invalid UTF-8 replaced by U+FFFD"), std::string::npos) << text;
+  EXPECT_NE(text.find("kokoro-say: nothing speakable in"), std::string::npos) << text;
+  EXPECT_EQ(text.find("nothing speakable in \"fine\""), std::string::npos) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2) << text;
+}
+
+TEST(InputNotes, ManyBadTextsAreNamedAFewTimesThenSummedUp) {
+  Captured out;
+  InputNotes notes("kokoro-say", out.f, 2);
+  UtteranceReport none;
+  for (int i = 0; i < 100; ++i) {
+    none.text = notes.check("\x01\xff");
+    notes.spoken(none);
+  }
+  notes.finish();
+  const std::string text = out.text();
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 6) << text;
+  EXPECT_NE(text.find("100 bytes of invalid UTF-8 in all, in 100 texts"), std::string::npos) << text;
+  EXPECT_NE(text.find("100 texts in all had nothing speakable"), std::string::npos) << text;
 }
 
 TEST(Report, ExcerptCutsAtCharactersAndHidesControls) {

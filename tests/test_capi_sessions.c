@@ -20,27 +20,7 @@
 
 #include "kokoro.h"
 
-static int g_failures = 0;
-
-#define CHECK(cond, ...)                                                    \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
-      fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                         \
-      fprintf(stderr, "\n");                                                \
-      g_failures++;                                                         \
-    }                                                                       \
-  } while (0)
-
-#define REQUIRE(cond, ...)                                                  \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
-      fprintf(stderr, "%s:%d: REQUIRE(%s) failed: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                         \
-      fprintf(stderr, "\n");                                                \
-      exit(1);                                                              \
-    }                                                                       \
-  } while (0)
+#include "capi_check.h"
 
 typedef struct buffer {
   float* samples;

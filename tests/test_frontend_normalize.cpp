@@ -97,6 +97,10 @@ TEST(Normalize, RomanNumerals) { EXPECT_GE(check_table("roman"), 30u); }
 TEST(Normalize, Abbreviations) { EXPECT_GE(check_table("abbreviations"), 30u); }
 TEST(Normalize, VersionsAddressesHashtags) { EXPECT_GE(check_table("web"), 20u); }
 TEST(Normalize, MathSymbols) { EXPECT_GE(check_table("math"), 10u); }
+TEST(Normalize, Temperatures) { EXPECT_GE(check_table("temperatures"), 30u); }
+TEST(Normalize, RatiosAndScores) { EXPECT_GE(check_table("ratios"), 30u); }
+TEST(Normalize, EmojiByName) { EXPECT_GE(check_table("emoji"), 40u); }
+TEST(Normalize, RepeatedCharacters) { EXPECT_GE(check_table("repetition"), 20u); }
 
 // Normalised words keep word spans on the written text: "5km" is one word whose span covers "5km".
 TEST(Normalize, ReplacedWordsKeepTheirSpan) {

@@ -6,8 +6,10 @@
 #      the model there too (a symlink to MODEL stands in for kokoro-fetch-model's copy); check the WAV
 #   4. tests/test_capi.c's speak scenario (events, barge-in from another thread) built with pkg-config's
 #      flags only, under ASan with leak checking
-#   5. the same example through find_package(kokoro), statically linked to libkokoro.a, and run
+#   5. the same example through find_package(kokoro), statically linked to libkokoro.a: run from <prefix>/bin
+#      it finds the prefix's data; run from anywhere else it names the configured prefix's (and no build path)
 #   6. the model command is installed and documents --from-model
+#   7. no installed file names the build machine's source, build or shared-assets directory (issue 31)
 #
 # Usage: tests/test_install.sh SOURCE_DIR BUILD_DIR MODEL      (ctest label capi; needs sox, pkg-config, cc)
 set -euo pipefail
@@ -76,9 +78,24 @@ sed 's/^/test_capi: /' "$tmp/capi.log"
 cmake -S "$src/examples" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$tmp/consumer" >/dev/null
 if readelf -d "$tmp/consumer/say_to_wav_static" | grep -q libkokoro; then fail "static example needs libkokoro.so"; fi
-env -u KOKORO_MODEL -u KOKORO_ASSETS "$tmp/consumer/say_to_wav_static" "$tmp/static.wav" "Linked statically." >/dev/null
+# A static program has no library to locate the install by: in <prefix>/bin it finds the data from its own
+# directory; anywhere else only in the configured prefix (core/install_paths.h), which is not this one.
+cp "$tmp/consumer/say_to_wav_static" "$prefix/bin/"
+env -u KOKORO_MODEL -u KOKORO_ASSETS "$prefix/bin/say_to_wav_static" "$tmp/static.wav" "Linked statically." >/dev/null
 check_wav "$tmp/static.wav" 0.5
+rm "$prefix/bin/say_to_wav_static"
+if env -u KOKORO_MODEL -u KOKORO_ASSETS "$tmp/consumer/say_to_wav_static" "$tmp/static2.wav" "x" > "$tmp/static.log" 2>&1; then
+  fail "a static program outside the prefix found data: $(cat "$tmp/static.log")"
+fi
+grep -q "no assets directory" "$tmp/static.log" || fail "static program elsewhere: $(cat "$tmp/static.log")"
+if grep -qF -e "$src" -e "$build" "$tmp/static.log"; then fail "static program looked in the build tree: $(cat "$tmp/static.log")"; fi
 
 # The model command, into a data directory of its own (a copy of an existing model: no network).
 "$prefix/bin/kokoro-fetch-model" --help | grep -q -- --from-model || fail "kokoro-fetch-model --help"
+
+# Nothing installed names the build machine: no source, build or ../shared path in any file (RUNPATHs are
+# rewritten by the install; the lookups read the build tree's marker, which is not installed).
+shared=$(cd "$src/../shared" 2>/dev/null && pwd || echo "$src/../shared")
+found=$(rm -f "$prefix/share/kokoro-rt/kokoro-v1_0.kokoro" && grep -rlaF -e "$(cd "$src" && pwd)" -e "$(cd "$build" && pwd)" -e "$shared" "$prefix" || true)
+[ -z "$found" ] || fail "installed files name the build machine's paths: $found"
 echo "test_install: ok"

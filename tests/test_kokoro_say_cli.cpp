@@ -60,6 +60,17 @@ TEST(KokoroSayInput, InvalidUtf8IsSpokenAroundTheBadBytes) {
   EXPECT_EQ(r.code(), 0) << r.err;
   EXPECT_NE(r.err.find("[spoken]"), std::string::npos) << r.err;
   EXPECT_GT(wav_seconds(wav), 0.3) << "the valid words must still be spoken";
+  EXPECT_NE(r.err.find("warning: 5 bytes of invalid UTF-8 replaced by U+FFFD"), std::string::npos) << r.err;
+  expect_no_crash_words(r.err);
+}
+
+TEST(KokoroSayInput, BinaryInputSaysItHadNothingToSpeak) {
+  test::TempDir dir;
+  const std::string wav = dir.file("out.wav");
+  const auto r = run_to_end({kSay, "-o", wav}, std::string("\x01\x02\xff\xfe\x00\x7f\n...!?\n", 13), 60, kNoServer);
+  EXPECT_EQ(r.code(), 0) << r.err;
+  EXPECT_NE(r.err.find("warning: 2 bytes of invalid UTF-8"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nothing speakable in"), std::string::npos) << r.err;
   expect_no_crash_words(r.err);
 }
 

@@ -11,6 +11,10 @@
 #   4. the module's time to first audio for each message is printed (from its log)
 # Usage: tests/test_speechd.sh SD_KOKORO_BINARY MODEL        (ctest label speechd; needs speech-dispatcher and
 # python3-speechd, scripts/install-deps.sh)
+#        tests/test_speechd.sh <prefix>/lib/speech-dispatcher-modules/sd_kokoro installed
+#   "installed": the module runs with the configuration file installed beside it
+#   (<prefix>/share/kokoro-rt/speech-dispatcher/kokoro.conf, plus a log file) and finds the model itself
+#   (scripts/check-deb).
 set -euo pipefail
 module=$(readlink -f "$1") model=$2
 here=$(dirname "$(readlink -f "$0")")
@@ -19,7 +23,12 @@ command -v speech-dispatcher >/dev/null || { echo "test_speechd: FAIL: speech-di
 # Debian's client library is installed for Debian's python3 (not for another python3 first in PATH).
 python=/usr/bin/python3
 "$python" -c "import speechd" 2>/dev/null || { echo "test_speechd: FAIL: python3-speechd not installed (scripts/install-deps.sh)" >&2; exit 1; }
-[ -f "$model" ] || { echo "test_speechd: FAIL: model $model missing" >&2; exit 1; }
+installed_conf=$(dirname "$module")/../../share/kokoro-rt/speech-dispatcher/kokoro.conf
+if [ "$model" = installed ]; then
+  [ -f "$installed_conf" ] || { echo "test_speechd: FAIL: no $installed_conf" >&2; exit 1; }
+else
+  [ -f "$model" ] || { echo "test_speechd: FAIL: model $model missing" >&2; exit 1; }
+fi
 tmp=$(mktemp -d)
 server_pid=""
 cleanup() {
@@ -34,10 +43,12 @@ pcm.null { type null }
 pcm.!default { type plug slave.pcm "null" }
 pcm.kokoro_file { type file slave.pcm "null" file "$raw" format "raw" }
 CONF
-cat > "$tmp/kokoro.conf" <<CONF
-KokoroModel "$model"
-KokoroLogFile "$tmp/log/sd_kokoro.log"
-CONF
+if [ "$model" = installed ]; then
+  cp "$installed_conf" "$tmp/kokoro.conf"
+else
+  echo "KokoroModel \"$model\"" > "$tmp/kokoro.conf"
+fi
+echo "KokoroLogFile \"$tmp/log/sd_kokoro.log\"" >> "$tmp/kokoro.conf"
 
 # 0. The module alone, over its protocol.
 "$python" "$here/test_speechd_marks.py" module "$module" "$tmp/kokoro.conf" || fail "the module's index marks (above)"

@@ -36,8 +36,10 @@ void add_speech_options(CLI::App& app, SpeechOptions& o) {
                  "longer slices are a little closer to exact mode)")
       ->check(CLI::Range(1.0, 60.0))->capture_default_str();
   app.add_flag("--phonemes-in", o.phonemes_in, "The input is a phoneme string (Kokoro's symbols), not text");
-  app.add_option("--model", o.model, "Model file (default: $KOKORO_MODEL or models/kokoro-v1_0.kokoro)");
-  app.add_option("--assets", o.assets, "Assets directory (default: $KOKORO_ASSETS or ../shared/assets)");
+  app.add_option("--model", o.model, "Model file (default: $KOKORO_MODEL, else the installed "
+                 "<prefix>/share/kokoro-rt/kokoro-v1_0.kokoro, else models/ of a build tree)");
+  app.add_option("--assets", o.assets, "Assets directory (default: $KOKORO_ASSETS, else the installed "
+                 "<prefix>/share/kokoro-rt/assets, else ../shared/assets of a build tree)");
   app.add_option("--threads", o.threads, "Compute threads")->check(CLI::Range(1, 64))->capture_default_str();
   app.add_option("--precision", o.precision,
                  "Arithmetic of the largest products: fp32 (identical to the reference), bf16 (vocoder "
@@ -56,6 +58,10 @@ void add_speech_options(CLI::App& app, SpeechOptions& o) {
   app.add_flag("--ssml", o.ssml,
                "Read the input as SSML (default: only when it starts with <speak>); the text content, <sub>, "
                "<say-as> and <phoneme> are spoken, <break>/<voice>/<prosody> are reported on the segments");
+  app.add_option("--emoji", o.emoji,
+                 "Emoji: read (each one's name, as screen readers say it; a run of the same emoji once) or drop "
+                 "(left out, for text whose emoji are decoration)")
+      ->check(CLI::IsMember({"read", "drop"}))->capture_default_str();
   app.add_option("--resample", o.resample, "Resampling quality to the device rate: best, medium, fastest, linear")
       ->check(CLI::IsMember({"best", "medium", "fastest", "linear"}))->capture_default_str();
 }
@@ -74,6 +80,7 @@ std::shared_ptr<const Frontend> load_frontend(const SpeechOptions& o, const std:
   fo.lexicon_file = o.lexicon;
   fo.inline_markup = !o.no_markup;
   if (o.ssml) fo.ssml = FrontendOptions::Ssml::on;
+  fo.emoji = o.emoji == "drop" ? FrontendOptions::Emoji::drop : FrontendOptions::Emoji::read;
   return std::make_shared<const Frontend>(fo);
 }
 

@@ -38,10 +38,11 @@ struct SpeechOptions {
   std::string lexicon;         // user lexicon file (frontend/user_lexicon.h); empty: none
   bool no_markup = false;      // read misaki's inline markup [word](/phonemes/) as plain text
   bool ssml = false;           // read the input as SSML (default: only text that starts with <speak>)
+  std::string emoji = "read";  // read (each one's name) or drop (frontend/frontend.h FrontendOptions::emoji)
 };
 
 // Adds --voice --speed --lang --mode --model --assets --threads --precision --seed --first-words --phonemes-in
-// --resample --lexicon --no-markup --ssml.
+// --resample --lexicon --no-markup --ssml --emoji.
 void add_speech_options(CLI::App& app, SpeechOptions& options);
 
 // The loaded pieces. load_* throw kokoro::Error naming the file, voice or language that is wrong.

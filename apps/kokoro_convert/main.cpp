@@ -51,7 +51,8 @@ int main(int argc, char** argv) {
   app.add_option("--check", check_path, "Validate a converted model file and print a summary")->check(CLI::ExistingFile);
   app.add_option("-o,--output", out_path, "Output model file (.kokoro)");
   app.add_option("--config", config_path, "config.json with hyper-parameters and vocab (default: from the assets dir)");
-  app.add_option("--assets", assets_dir, "Assets directory (default: $KOKORO_ASSETS or ../shared/assets)");
+  app.add_option("--assets", assets_dir, "Assets directory (default: $KOKORO_ASSETS, else the installed "
+                 "<prefix>/share/kokoro-rt/assets, else ../shared/assets of a build tree)");
   auto* lex = app.add_option("--lexicons", lexicon_dir,
                              "Compile the {us,gb}_{gold,silver}.json lexicons of this directory into the binary "
                              "form the engine maps ({us,gb}.kolex)")->check(CLI::ExistingDirectory);

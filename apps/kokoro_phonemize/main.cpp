@@ -39,12 +39,17 @@ int main(int argc, char** argv) {
                "Read misaki's inline markup [word](/phonemes/) as plain text");
   app.add_flag("--no-espeak", [&](int64_t) { opt.espeak_fallback = false; },
                "Leave English words the lexicons do not know silent instead of asking espeak-ng");
+  std::string emoji = "read";
+  app.add_option("--emoji", emoji, "Emoji: read (each one's name, a run of the same one once) or drop")
+      ->check(CLI::IsMember({"read", "drop"}))
+      ->capture_default_str();
   app.add_flag("--text", show_text, "Print each segment's source text before its phonemes");
   app.add_flag("--normalized", show_normalized,
                "Print the words that will be said (numbers, dates, units... written out) instead of phonemes");
   app.add_flag("--words", show_words, "After each segment, print its words as text<TAB>phonemes");
   app.add_flag("-v,--verbose", verbose, "Debug logging (dropped symbols, lexicon loading)");
   CLI11_PARSE(app, argc, argv);
+  opt.emoji = emoji == "drop" ? kokoro::FrontendOptions::Emoji::drop : kokoro::FrontendOptions::Emoji::read;
   if (verbose) spdlog::set_level(spdlog::level::debug);
 
   std::string text;
@@ -72,7 +77,12 @@ int main(int argc, char** argv) {
           std::cout << "# mark " << m.name << " before \"" << text.substr(m.word_begin, end - m.word_begin) << "\"\n";
         }
       }
-      std::cout << seg.phonemes << '\n';
+      // A pause-only segment (text with nothing speakable) has no phonemes: it is never given to the model.
+      if (seg.phonemes.empty()) {
+        if (!show_text) std::cout << "# pause " << seg.pause_before << " s\n";
+      } else {
+        std::cout << seg.phonemes << '\n';
+      }
       if (show_text) {
         for (const auto& m : seg.marks_after) std::cout << "# mark " << m << '\n';
         if (seg.pause_after > 0) std::cout << "# pause " << seg.pause_after << " s\n";

@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <iterator>
 
+#include "apps/common/input_notes.h"
 #include "apps/common/line_reader.h"
 #include "apps/common/report.h"
 #include "apps/common/shutdown.h"
@@ -168,11 +169,20 @@ int main(int argc, char** argv) {
       return 0;
     }
     auto frontend = kokoro::app::load_frontend(o.speech, assets);
+    // Bytes that are not UTF-8 and texts with nothing to speak are said, not dropped in silence.
+    kokoro::app::InputNotes notes("kokoro-say", stderr);
     std::string joined;
     for (const auto& w : o.words) joined += (joined.empty() ? "" : " ") + w;
     if (o.phonemes) {
-      auto print = [&](const std::string& text) {
-        for (const auto& s : frontend->segment(text)) std::printf("%s\n", s.phonemes.c_str());
+      auto print = [&](const std::string& raw) {
+        const std::string text = notes.check(raw);
+        const auto segments = frontend->segment(text);
+        for (const auto& s : segments) std::printf("%s\n", s.phonemes.c_str());
+        if (segments.empty()) {
+          kokoro::UtteranceReport none;
+          none.text = text;
+          notes.spoken(none);
+        }
       };
       if (!o.words.empty()) {
         print(joined);
@@ -180,6 +190,7 @@ int main(int argc, char** argv) {
         std::string line;
         while (std::getline(std::cin, line)) print(line);
       }
+      notes.finish();
       return 0;
     }
 
@@ -195,7 +206,8 @@ int main(int argc, char** argv) {
     kokoro::app::WordTimestamps timestamps;
     const auto timestamp_format = kokoro::app::parse_timestamp_format(o.timestamps_format, o.timestamps);
     if (!o.timestamps.empty()) speaker.on_event([&](const kokoro::StreamEvent& e) { timestamps.on_event(e); });
-    auto say = [&](std::string text) {
+    auto say = [&](std::string raw) {
+      std::string text = notes.check(raw);
       const std::string copy = o.timestamps.empty() ? std::string() : text;
       const uint64_t id = speaker.say(std::move(text));
       if (!o.timestamps.empty()) timestamps.said(id, copy);
@@ -206,7 +218,7 @@ int main(int argc, char** argv) {
     std::atomic<bool> failed{false};
     speaker.on_report([&](const kokoro::UtteranceReport& r) {
       if (!r.error.empty()) failed = true;
-      print_report(r, o.quiet);
+      if (!notes.spoken(r)) print_report(r, o.quiet);  // not "[spoken] 0.00 s" for nothing speakable
     });
 
     struct sigaction sa {};
@@ -236,6 +248,7 @@ int main(int argc, char** argv) {
       return 130;
     }
     sink->drain(60.0);
+    notes.finish();
     write_timestamps();
     kokoro::app::persist_prepared_weights(engine);  // the next start reads them instead of preparing them
     return failed ? 1 : 0;

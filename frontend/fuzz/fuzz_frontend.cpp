@@ -1,7 +1,7 @@
 // libFuzzer target: Frontend::segment on arbitrary bytes. The first byte picks the language (mostly
 // American English, some British, Japanese, Spanish and Mandarin), the streaming option, or SSML (bytes >= 248: the SSML
 // parser alone, then the frontend with SSML forced on); the rest is the text. Every result must satisfy
-// the contract (segments of 1..max_phonemes code points of valid UTF-8, offsets inside the input, spans
+// the contract (segments of 1..max_phonemes code points of valid UTF-8 or pause-only, offsets inside the input, spans
 // inside their segment; SSML pieces map every byte back into the input); malformed SSML may only be a
 // kokoro::Error; anything else traps.
 #include <cstddef>
@@ -104,7 +104,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   for (const auto& seg : segs) {
     const size_t n = kokoro::utf8::count_code_points(seg.phonemes);
-    check(n >= 1 && n <= 510);
+    // A pause-only segment (nothing speakable) has no phonemes, no words and a pause.
+    check(n >= 1 ? n <= 510 : seg.words.empty() && seg.pause_before > 0);
     check(kokoro::utf8::is_valid(seg.phonemes) && kokoro::utf8::is_valid(seg.text));
     check(seg.text_begin <= seg.text_end && seg.text_end <= text.size());
     for (const auto& w : seg.words) {
