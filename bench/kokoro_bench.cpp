@@ -177,6 +177,10 @@ int main(int argc, char** argv) {
                  "to back onto its own simulated real-time device; reports TTFA per stream and overall and dry "
                  "utterances (0: the single-runner benchmark)")
       ->check(CLI::Range(0, 64));
+  bool back_to_back = false;
+  app.add_flag("--back-to-back", back_to_back,
+               "With --streams: say the next utterance as soon as the last is reported, not once it has played "
+               "(as the single-runner benchmark does: for a side-by-side of --streams 1 with it)");
   app.add_option("--slots", slots, "With --streams: compute items at once over all sessions (0: the threads)")
       ->check(CLI::Range(0, 64));
   app.add_flag("--quality", quality,
@@ -221,6 +225,7 @@ int main(int argc, char** argv) {
       so.voice = voice;
       so.max_slice_seconds = max_slice;
       so.repeat = repeat;
+      so.paced = !back_to_back;
       const double load_ms = ms_since(t0);
       model->synthesizer()->model().persist_prepared_weights();
       MultiStreamResult mr = run_streams(*model, texts, so);

@@ -23,7 +23,7 @@ using Clock = std::chrono::steady_clock;
 // One listener: a session onto its own simulated device, one utterance at a time.
 class Listener {
  public:
-  Listener(const Model& model, const MultiStreamOptions& o) {
+  Listener(const Model& model, const MultiStreamOptions& o) : paced_(o.paced) {
     StreamOptions so = model.stream_options(o.mode, o.voice);
     if (o.mode == SynthesisMode::slice && o.max_slice_seconds > 0) so.slice_schedule.max_slice_seconds = o.max_slice_seconds;
     std::string language = language_for_voice(o.voice);
@@ -60,11 +60,12 @@ class Listener {
     m.underruns = dry.underruns;
     m.dry_ms = dry.dry_ms;
     // A listener hears one utterance, then the next: the next one is said once this one has played.
-    std::this_thread::sleep_for(std::chrono::duration<double>(sink_.seconds_until_played()));
+    if (paced_) std::this_thread::sleep_for(std::chrono::duration<double>(sink_.seconds_until_played()));
     return m;
   }
 
  private:
+  const bool paced_;
   SimulatedDeviceSink sink_;
   std::unique_ptr<StreamEngine> session_;
   std::mutex mutex_;
@@ -90,6 +91,7 @@ MultiStreamResult run_streams(const Model& model, const std::vector<std::string>
   MultiStreamResult r;
   r.mode = to_string(o.mode);
   r.streams = o.streams;
+  r.paced = o.paced;
   r.slots = model.scheduler()->slots();
   std::vector<std::unique_ptr<Listener>> listeners;
   for (int i = 0; i < o.streams; ++i) listeners.push_back(std::make_unique<Listener>(model, o));
@@ -141,6 +143,7 @@ nlohmann::json to_json(const MultiStreamResult& r) {
   j["streams"] = r.streams;
   j["threads"] = r.threads;
   j["compute_slots"] = r.slots;
+  j["paced"] = r.paced;
   std::vector<double> all;
   int dry = 0, utterances = 0;
   double audio = 0, compute = 0;

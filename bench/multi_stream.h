@@ -23,6 +23,7 @@ struct StreamRun {
 struct MultiStreamResult {
   std::string mode;
   int streams = 0, threads = 0, slots = 0;
+  bool paced = true;
   std::vector<StreamRun> runs;
   double wall_s = 0, cpu_s = 0, peak_rss_mb = 0, load_ms = 0, loadavg_before = 0, loadavg_after = 0;
   GemmPeak peak;
@@ -35,6 +36,9 @@ struct MultiStreamOptions {
   float speed = 1.0f;
   double max_slice_seconds = 0;  // slice mode: the longest slice (0: the default)
   int repeat = 1;
+  // true: the next utterance is said once the device has played the last (listeners); false: as soon as the
+  // last is reported, as the single-runner benchmark does (to compare one stream with it side by side).
+  bool paced = true;
 };
 
 // Runs `texts` (each stream all of them, in order, `repeat` times) on `streams` sessions at once.
