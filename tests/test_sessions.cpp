@@ -57,7 +57,7 @@ std::vector<float> alone(const Model& m, const Line& l, SynthesisMode mode) {
   RecordingSink sink;
   auto s = m.new_session(sink, mode, l.voice, l.language, voice_of(l));
   s->say(l.text);
-  EXPECT_TRUE(s->wait_idle(300));
+  EXPECT_TRUE(s->wait_idle(300 * stream_test::kTimeScale));
   return sink.audio();
 }
 
@@ -73,8 +73,8 @@ void expect_parallel_equals_alone(SynthesisMode mode) {
   EXPECT_EQ(m->scheduler()->load().sessions, 2);
   sa->say(kA.text);
   sb->say(kB.text);
-  EXPECT_TRUE(sa->wait_idle(300));
-  EXPECT_TRUE(sb->wait_idle(300));
+  EXPECT_TRUE(sa->wait_idle(300 * stream_test::kTimeScale));
+  EXPECT_TRUE(sb->wait_idle(300 * stream_test::kTimeScale));
   EXPECT_EQ(sink_a.audio(), a) << "session A together with B differs from A alone";
   EXPECT_EQ(sink_b.audio(), b) << "session B together with A differs from B alone";
   EXPECT_EQ(m->scheduler()->load().speaking, 0);
@@ -98,7 +98,7 @@ TEST(Sessions, PerUtteranceSettingsEqualFreshSessions) {
     u.voice_options = voice_of(*l);
     s->say(l->text, u);
   }
-  ASSERT_TRUE(s->wait_idle(300));
+  ASSERT_TRUE(s->wait_idle(300 * stream_test::kTimeScale));
   std::vector<float> both = a;
   both.insert(both.end(), b.begin(), b.end());
   EXPECT_EQ(sink.audio(), both);
@@ -122,10 +122,10 @@ TEST(Sessions, StoppingOrClosingOneSessionLeavesTheOtherUntouched) {
     sb->say(kB.text);
     while (sink_b.audio().empty() && !sb->wait_idle(0)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     sb->stop();
-    EXPECT_TRUE(sb->wait_idle(60));
+    EXPECT_TRUE(sb->wait_idle(60 * stream_test::kTimeScale));
     sb->say(kB.text);  // and destroyed mid-utterance
   }
-  ASSERT_TRUE(sa->wait_idle(300));
+  ASSERT_TRUE(sa->wait_idle(300 * stream_test::kTimeScale));
   EXPECT_EQ(sink_a.audio(), a);
   EXPECT_EQ(m->scheduler()->load().sessions, 1);
 }
