@@ -16,11 +16,6 @@ namespace kokoro {
 
 namespace {
 
-void update_max(std::atomic<uint64_t>& m, uint64_t v) {
-  uint64_t cur = m.load(std::memory_order_relaxed);
-  while (v > cur && !m.compare_exchange_weak(cur, v, std::memory_order_relaxed)) {
-  }
-}
 
 // The next piece of text for the frontend: everything if it is short, else up to max_bytes cut after the
 // last newline, else after the last sentence end followed by a space, else at the last space, else at a
@@ -40,7 +35,6 @@ size_t piece_end(const std::string& text, size_t begin, size_t max_bytes) {
   return end;
 }
 
-constexpr int64_t kAsrDim = 512;
 
 }  // namespace
 
@@ -470,168 +464,6 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
     }
     begin = end;
   }
-}
-
-// ---------------------------------------------------------------- vocoder worker
-
-bool StreamEngine::push_audio(const float* samples, size_t n, uint64_t generation) {
-  size_t done = 0;
-  while (done < n) {
-    if (quit_.load() || stale(generation)) return false;
-    const size_t w = audio_.write(samples + done, n - done);
-    done += w;
-    if (w) {
-      update_max(max_audio_queued_, audio_.capacity() - audio_.space());
-      wake();
-    } else {
-      if (preroll_.active) preroll_release();  // the ring is full of held audio: as much pre-roll as there can be
-      nap();  // back-pressure: the sink is behind (playing in real time)
-    }
-  }
-  return true;
-}
-
-bool StreamEngine::push_event(const EventItem& e, uint64_t generation) {
-  while (!events_.push(e)) {
-    if (quit_.load() || stale(generation)) return false;
-    nap();
-  }
-  wake();
-  return true;
-}
-
-void StreamEngine::vocoder_loop() {
-  WorkItem item{};
-  for (;;) {
-    if (!work_.pop(item)) {
-      if (quit_.load()) return;
-      if (idle_release_due_ && Clock::now() >= *idle_release_due_) {
-        idle_release_due_.reset();
-        return_idle_memory();
-      }
-      nap();
-      continue;
-    }
-    idle_release_due_.reset();  // work again (set anew at the end of an utterance)
-    std::unique_ptr<AlignedSegment> segment(item.segment);  // freed here whatever happens to it
-    if (segment) frames_vocoded_.fetch_add(static_cast<uint64_t>(segment->frames()));
-    if (stale(item.generation)) continue;
-    EventItem e{};
-    e.generation = item.generation;
-    e.utterance = item.utterance;
-    switch (item.kind) {
-      case WorkItem::Kind::utterance_begin:
-        // The marker the output thread uses to tell this utterance's audio from stale audio.
-        e.kind = EventItem::utterance_start;
-        e.position = e.end_position = audio_.write_position();
-        nominal_queue_ = 0;  // the nominal slice plan starts from silence
-        {
-          std::lock_guard<std::mutex> lock(mutex_);
-          if (auto it = utterances_.find(item.utterance); it != utterances_.end())
-            vocoder_voice_ = it->second.settings.voice_options;
-        }
-        preroll_begin(item.utterance);  // before the marker: the output thread must see the hold with it
-        push_event(e, item.generation);
-        break;
-      case WorkItem::Kind::segment:
-        seg_ = std::move(*segment);
-        try {
-          synthesize_segment(item.generation, item.utterance);
-        } catch (const std::exception& ex) {
-          fail_utterance(item.utterance, ex.what());
-        }
-        seg_ = AlignedSegment{};
-        mark_first_segment(item.utterance);  // also when it failed or went stale: never leave the acoustic worker waiting
-        break;
-      case WorkItem::Kind::mark:
-        e.kind = EventItem::mark;
-        e.position = e.end_position = audio_.write_position();
-        e.text_begin = item.mark;
-        push_event(e, item.generation);
-        break;
-      case WorkItem::Kind::silence: {
-        const std::vector<float> zeros(std::min<int64_t>(item.silence_samples, kSampleRate), 0.0f);
-        for (int64_t left = item.silence_samples; left > 0;) {
-          const int64_t n = std::min<int64_t>(left, static_cast<int64_t>(zeros.size()));
-          if (!push_audio(zeros.data(), static_cast<size_t>(n), item.generation)) break;
-          left -= n;
-        }
-        break;
-      }
-      case WorkItem::Kind::utterance_end:
-        if (preroll_.active) preroll_release();  // all of it is vocoded
-        {
-          // The next utterance of this session waits behind this one's audio, not before it.
-          const int64_t dry = deadline_ns(item.utterance, 0);
-          std::lock_guard<std::mutex> lock(mutex_);
-          previous_dry_ns_ = std::max(previous_dry_ns_, dry);
-        }
-        e.kind = EventItem::utterance_end;
-        e.position = e.end_position = audio_.write_position();
-        push_event(e, item.generation);
-        // Not at once: a next utterance that follows within the delay would fault everything in again.
-        idle_release_due_ = Clock::now() + kIdleReleaseDelay;
-        break;
-    }
-  }
-}
-
-// The vocoder has had nothing to do for kIdleReleaseDelay after an utterance: an idle engine needs neither the
-// freed activations the heap keeps (core/heap.h) nor the weights' file pages (ModelFile::release_resident_pages).
-// The next utterance faults in what it uses.
-void StreamEngine::return_idle_memory() {
-  if (!may_release_pages()) return;
-  synth_->model().release_resident_pages();
-  return_free_heap_pages();
-}
-
-
-
-void StreamEngine::synthesize_segment(uint64_t generation, uint64_t utterance) {
-  const int64_t F = seg_.frames();
-  if (F < 1 || seg_.asr.dim(0) != kAsrDim || seg_.f0.numel() != 2 * F || seg_.n.numel() != 2 * F)
-    throw Error("streaming engine: a segment of " + std::to_string(F) + " frames with inconsistent features (internal)");
-  const Tensor& asr = seg_.asr;
-  const Tensor& f0 = seg_.f0;
-  const Tensor& n = seg_.n;
-  const uint64_t start = audio_.write_position();
-  const uint64_t samples = static_cast<uint64_t>(F) * kSamplesPerFrame;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (auto it = utterances_.find(utterance); it != utterances_.end()) ++it->second.report.segments;
-  }
-
-  // Events first (their positions are ahead of the audio), then the audio.
-  EventItem e{};
-  e.generation = generation;
-  e.utterance = utterance;
-  e.kind = EventItem::segment_start;
-  e.position = start;
-  e.end_position = start + samples;
-  e.text_begin = static_cast<uint64_t>(seg_.text_begin);
-  e.text_end = static_cast<uint64_t>(seg_.text_end);
-  if (!push_event(e, generation)) return;
-  for (EventItem w : seg_.words) {
-    w.generation = generation;
-    w.utterance = utterance;
-    w.position = std::min(start + w.position, start + samples);
-    w.end_position = std::min(start + w.end_position, start + samples);
-    if (!push_event(w, generation)) return;
-  }
-
-  SeededNoise seeded(vocoder_voice_.seed);
-  TestNoise reference;
-  NoiseSource& noise = vocoder_voice_.reference_noise ? static_cast<NoiseSource&>(reference) : seeded;
-  if (mode_ == SynthesisMode::slice) {
-    synthesize_slices(generation, utterance, asr, f0, n, noise);
-  } else if (mode_ == SynthesisMode::exact) {
-    if (!synthesize_whole(generation, utterance, asr, f0, n, noise)) return;
-  } else {
-    if (!synthesize_chunks(generation, utterance, asr, f0, n, noise)) return;
-  }
-  e.kind = EventItem::segment_end;
-  e.position = e.end_position = start + samples;
-  push_event(e, generation);
 }
 
 }  // namespace kokoro

@@ -211,6 +211,12 @@ class StreamEngine {
   void report_work(double compute_seconds, double audio_seconds);
   int64_t previous_dry_ns_ = 0;  // (mutex_) when the last finished utterance's audio runs out
   using Clock = std::chrono::steady_clock;
+  static constexpr int64_t kAsrDim = 512;  // the aligned text features' channels
+  static void update_max(std::atomic<uint64_t>& m, uint64_t v) {
+    uint64_t cur = m.load(std::memory_order_relaxed);
+    while (v > cur && !m.compare_exchange_weak(cur, v, std::memory_order_relaxed)) {
+    }
+  }
   static double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
   static constexpr std::chrono::milliseconds kIdleReleaseDelay{500};
   std::optional<std::chrono::steady_clock::time_point> idle_release_due_;  // vocoder worker only
