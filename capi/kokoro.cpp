@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "capi/callback_sink.h"
+#include "capi/registry.h"
 #include "core/assets.h"
 #include "core/error.h"
 #include "core/model_file.h"
@@ -110,33 +111,7 @@ struct kokoro_engine {
 
 namespace {
 
-// A set of live handles of one kind.
-template <typename T>
-class Registry {
- public:
-  void add(const std::shared_ptr<T>& p) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    live_.emplace(p.get(), p);
-  }
-  std::shared_ptr<T> find(const T* handle) {
-    if (!handle) return nullptr;
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = live_.find(handle);
-    return it == live_.end() ? nullptr : it->second;
-  }
-  std::shared_ptr<T> take(const T* handle) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = live_.find(handle);
-    if (it == live_.end()) return nullptr;
-    std::shared_ptr<T> p = std::move(it->second);
-    live_.erase(it);
-    return p;
-  }
-
- private:
-  std::mutex mutex_;
-  std::map<const T*, std::shared_ptr<T>> live_;
-};
+using kokoro::capi::Registry;
 
 Registry<kokoro_model> g_models;
 Registry<kokoro_session> g_sessions;
