@@ -164,13 +164,11 @@ std::unique_ptr<Runner> make_runner(const std::string& mode, std::shared_ptr<con
     std::string note;
     StreamOptions slice = recommended_slice_options(synth->model(), &note);
     std::fprintf(stderr, "kokoro-bench: %s\n", note.c_str());
-    if (options.max_slice_seconds > 0) slice.slice_schedule.max_slice_seconds = options.max_slice_seconds;
+    if (options.max_slice_seconds > 0) slice.max_chunk_frames = slice_frames(options.max_slice_seconds);
     return std::make_unique<EngineRunner>(std::move(synth), assets_dir, options, SynthesisMode::slice, std::move(slice));
   }
-  if (mode == "stream")  // the stream settings kokoro-say uses (the voice's priors when calibrated)
-    return std::make_unique<EngineRunner>(std::move(synth), assets_dir, options, SynthesisMode::stream,
-                                          recommended_stream_options(options.voice));
-  throw Error("kokoro-bench: unknown mode \"" + mode + "\" (exact, engine-exact, slice, stream)");
+  parse_synthesis_mode(mode);  // says why a retired mode is gone
+  throw Error("kokoro-bench: unknown mode \"" + mode + "\" (exact, engine-exact, slice)");
 }
 
 }  // namespace kokoro::bench

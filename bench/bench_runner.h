@@ -51,7 +51,7 @@ class Runner {
   virtual UtteranceMeasure run(const std::string& text) = 0;
 };
 
-// mode "exact", "engine-exact", "slice" or "stream"; throws kokoro::Error for an unknown mode.
+// mode "exact", "engine-exact" or "slice"; throws kokoro::Error for an unknown or retired mode.
 std::unique_ptr<Runner> make_runner(const std::string& mode, std::shared_ptr<const Synthesizer> synth,
                                     const std::string& assets_dir, const RunnerOptions& options);
 

@@ -151,9 +151,9 @@ int main(int argc, char** argv) {
   std::string phoneme_file, precision_opt;
   bool json = false, no_peak = false, quality = false;
   app.add_option("--mode", mode,
-                 "exact (Synthesizer per segment, stages split), engine-exact, slice or stream (the streaming engine "
+                 "exact (Synthesizer per segment, stages split), engine-exact or slice (the streaming engine "
                  "in that mode onto a simulated real-time device)")
-      ->check(CLI::IsMember({"exact", "engine-exact", "slice", "stream"}))->capture_default_str();
+      ->check(CLI::IsMember({"exact", "engine-exact", "slice"}))->capture_default_str();
   app.add_option("--corpus", corpora, "Comma-separated corpora from the corpus directory")->capture_default_str();
   app.add_option("--corpus-dir", corpus_dir, "Where <name>.txt corpora live")->capture_default_str();
   app.add_option("--repeat", repeat, "Timed repetitions of each corpus")->capture_default_str()->check(CLI::Range(1, 1000));

@@ -17,7 +17,6 @@
 // fixed per segment; --predictor).
 // Priors are calibrated on --calibration (other sentences) and cached in --priors.
 //
-//   kokoro-stream-eval --slices pooled,predict:0,predict:1    slice mode (the engine, WAV-like nominal plan)
 //                                                           per variant: LSD/MCD, first second and rest, level
 #include <CLI/CLI.hpp>
 #include <Eigen/Core>
@@ -186,6 +185,16 @@ Policy make_policy(const std::string& spec, std::shared_ptr<const NormPriors> pr
     p.make = [&dec, pr](const Case& c) -> std::unique_ptr<NormPolicy> {
       return std::make_unique<SuppliedStats>(predicted_stats(*pr, dec, c));
     };
+  } else if (kind == "predictpool") {
+    // The predicted moments for the columns still to come, the columns seen so far with their own.
+    p.hybrid = true;
+    std::shared_ptr<const StatsPredictor> pr = predictor();
+    p.make = [&dec, pr](const Case& c) -> std::unique_ptr<NormPolicy> {
+      Tensor x;
+      dec.features(c.feats.asr, c.feats.f0, c.feats.n, c.style.data(), x);
+      return std::make_unique<PredictedStats>(
+          pr->predict(stats_predictor_features(x, c.feats.f0.data(), c.style.data(), dec.style_dim())), true);
+    };
   } else if (kind == "chunk") {
     p.make = [](const Case&) { return std::make_unique<ChunkStats>(); };
   } else if (kind == "cumulative") {
@@ -198,7 +207,7 @@ Policy make_policy(const std::string& spec, std::shared_ptr<const NormPriors> pr
     p.hybrid = kind == "hybrid";
     p.make = [priors, w](const Case&) { return std::make_unique<RunningStats>(priors, w); };
   } else {
-    throw Error("unknown policy " + spec + " (oracle, chunk, cumulative, prior, blend:W, hybrid:W, hybridprior, predict)");
+    throw Error("unknown policy " + spec + " (oracle, chunk, cumulative, prior, blend:W, hybrid:W, hybridprior, predict, predictpool)");
   }
   return p;
 }
@@ -373,8 +382,7 @@ int main(int argc, char** argv) {
   std::string corpus = std::string(KOKORO_SOURCE_DIR) + "/bench/corpus/stream_eval.txt";
   std::string calibration = std::string(KOKORO_SOURCE_DIR) + "/bench/corpus/stream_calibration.txt";
   std::string priors_path, chunks = "1,2,5,10,20,40", policies = "chunk,cumulative,prior,blend:20,hybrid:20";
-  std::string wav_dir, predictor_path, slices;
-  double first_slice = SliceSchedule{}.first_slice_seconds;
+  std::string wav_dir, predictor_path;
   int limit = 0, threads = 1;
   bool recalibrate = false, diagnose = false;
   std::string pipeline;
@@ -403,13 +411,8 @@ int main(int argc, char** argv) {
   app.add_option("--limit", limit, "Use only the first N sentences (0: all)");
   app.add_option("--threads", threads, "Eigen threads")->capture_default_str();
   app.add_option("--predictor", predictor_path,
-                 "Statistics predictor for policy predict and --slices predict:W (default: <model dir>/<model "
+                 "Statistics predictor for policies predict and predictpool (default: <model dir>/<model "
                  "name>.stats-predictor.kokoro, made by kokoro-stats-fit)");
-  app.add_option("--slices", slices,
-                 "Instead of the table: slice mode through the engine per variant (pooled: today's pooled statistics; "
-                 "own; predict:W: pooled plus the predictor for the rest, SliceOptions::predictor_subtract W), "
-                 "against whole-segment exact: LSD, MCD, first 1 s and rest, level");
-  app.add_option("--first-slice", first_slice, "--slices: the first slice's minimum length in seconds")->capture_default_str();
   app.add_option("--wav-dir", wav_dir, "Also write the exact and streamed audio here (raw float32, 24 kHz)");
   CLI11_PARSE(app, argc, argv);
 
@@ -522,13 +525,11 @@ int main(int argc, char** argv) {
         pfo.first_segment_max_words = colon == std::string::npos ? 0 : std::stoul(spec.substr(colon + 1));
         auto pfe = std::make_shared<const Frontend>(pfo);
         TimingSink sink;
-        StreamOptions so;
+        StreamOptions so = recommended_slice_options(synth->model());  // slice mode: the predictor's statistics
         const std::vector<std::string> sched = parse_strings(chunks);
         const Schedule s = parse_schedule(sched.front());
         so.first_chunk_frames = static_cast<int>(s.first);
         so.max_chunk_frames = static_cast<int>(s.max);
-        so.policy = parse_strings(policies).front();
-        so.priors = priors;
         so.first_segment_first = !overlap_first;
         StreamEngine eng(synth, pfe, voice, sink, EngineVoice{}, mode, so);
         std::vector<double> ttfa;
@@ -563,8 +564,8 @@ int main(int argc, char** argv) {
         const size_t n_late = std::count_if(late.begin(), late.end(), [](double l) { return l > 0; });
         std::printf("| %s | %zu | %s | %s | %.1f / %.1f / %.1f | %.1f / %.1f | %.3f | %zu of %zu | %.1f / %.1f / %.1f |\n",
                     to_string(mode), pfo.first_segment_max_words,
-                    mode == SynthesisMode::stream ? s.name.c_str() : "whole segments",
-                    mode == SynthesisMode::stream ? so.policy.c_str() : "exact", percentile(ttfa, 50),
+                    mode == SynthesisMode::slice ? s.name.c_str() : "whole segments",
+                    mode == SynthesisMode::slice ? "predict" : "exact", percentile(ttfa, 50),
                     percentile(ttfa, 95), percentile(ttfa, 100), percentile(acoustic_first, 50),
                     percentile(acoustic_first, 95), synth_s / audio_s2, n_late, late.size(),
                     percentile(late, 50), percentile(late, 95), percentile(late, 100));
@@ -588,61 +589,6 @@ int main(int argc, char** argv) {
                 cases.size(), audio_s, shortest, longest, exact_ms / 1e3 / audio_s,
                 percentile(acoustic, 50), percentile(acoustic, 95));
 
-    if (!slices.empty()) {
-      if (cases.size() != lines.size()) throw Error("--slices needs one segment per corpus line");
-      std::printf("| slice variant | LSD dB | first 1 s | rest | MCD dB | level dB | same length |\n"
-                  "| --- | --- | --- | --- | --- | --- | --- |\n");
-      auto sfe = std::make_shared<const Frontend>(fo);
-      for (const std::string& spec : parse_strings(slices)) {
-        StreamOptions so;
-        so.slice_schedule.first_slice_seconds = first_slice;
-        const auto colon = spec.find(':');
-        const std::string kind = spec.substr(0, colon);
-        if (kind == "own") {
-          so.slice.pooled_statistics = false;
-        } else if (kind == "predict") {
-          so.slice.predictor = get_predictor();
-          so.slice.predictor_subtract = colon == std::string::npos ? 0.0 : std::stod(spec.substr(colon + 1));
-        } else if (kind != "pooled") {
-          throw Error("unknown slice variant " + spec + " (pooled, own, predict:W)");
-        }
-        CaptureSink sink;
-        StreamEngine eng(synth, sfe, voice, sink, EngineVoice{}, SynthesisMode::slice, so);
-        for (const std::string& line : lines) {
-          eng.say(line);
-          if (!eng.wait_idle(600)) throw Error("slice run timed out");
-        }
-        const std::vector<std::vector<float>> out = sink.take();
-        if (out.size() != cases.size()) throw Error("slice run: " + std::to_string(out.size()) + " utterances");
-        std::vector<double> lsd, first, rest, mcd, level;
-        int same = 0;
-        for (size_t i = 0; i < cases.size(); ++i) {
-          const std::vector<float>& ref = cases[i].exact;
-          std::vector<float> a = out[i];
-          same += a.size() == ref.size();
-          a.resize(ref.size(), 0.0f);
-          lsd.push_back(log_spectral_distance_db(a, ref));
-          mcd.push_back(mel_cepstral_distortion_db(a, ref));
-          level.push_back(level_db(a, ref));
-          const size_t s1 = std::min<size_t>(kSampleRate, ref.size());
-          first.push_back(log_spectral_distance_db(std::vector<float>(a.begin(), a.begin() + s1),
-                                                   std::vector<float>(ref.begin(), ref.begin() + s1)));
-          if (ref.size() > s1 + 2048)
-            rest.push_back(log_spectral_distance_db(std::vector<float>(a.begin() + s1, a.end()),
-                                                    std::vector<float>(ref.begin() + s1, ref.end())));
-          if (!wav_dir.empty()) {
-            std::string tag = spec;
-            for (char& ch : tag)
-              if (ch == ':') ch = '-';
-            write_raw(wav_dir + "/" + std::to_string(i) + "_slice_" + tag + ".f32", a);
-          }
-        }
-        std::printf("| %s | %.2f | %.2f | %.2f | %.2f | %+.2f | %d of %zu |\n", spec.c_str(), mean(lsd), mean(first),
-                    mean(rest), mean(mcd), mean(level), same, cases.size());
-        std::fflush(stdout);
-      }
-      return 0;
-    }
     if (diagnose && !cases.empty()) {
       // Look-ahead of the live graph: push one frame at a time; after k frames, 600 k - emitted samples.
       const Case& c = *std::max_element(cases.begin(), cases.end(), [](const Case& a, const Case& b) { return a.frames() < b.frames(); });

@@ -24,8 +24,8 @@ using Clock = std::chrono::steady_clock;
 class Listener {
  public:
   Listener(const Model& model, const MultiStreamOptions& o) : paced_(o.paced) {
-    StreamOptions so = model.stream_options(o.mode, o.voice);
-    if (o.mode == SynthesisMode::slice && o.max_slice_seconds > 0) so.slice_schedule.max_slice_seconds = o.max_slice_seconds;
+    StreamOptions so = model.stream_options(o.mode);
+    if (o.mode == SynthesisMode::slice && o.max_slice_seconds > 0) so.max_chunk_frames = slice_frames(o.max_slice_seconds);
     std::string language = language_for_voice(o.voice);
     if (language.empty()) language = "en-us";
     EngineVoice ev;

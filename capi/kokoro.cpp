@@ -197,7 +197,7 @@ int prepare_engine(kokoro_session& s, kokoro::SynthesisMode mode) {
     // No voice or language of its own: every call brings them (kokoro::UtteranceSettings).
     const kokoro::Model& m = *s.model->model;
     engine = std::make_unique<kokoro::StreamEngine>(m.synthesizer(), m.frontend("en-us"), kokoro::VoicePack{}, s.sink,
-                                                    kokoro::EngineVoice{}, mode, m.stream_options(mode, ""));
+                                                    kokoro::EngineVoice{}, mode, m.stream_options(mode));
   } catch (const std::exception& ex) {
     return fail(KOKORO_ERR_MODEL, ex.what());
   }

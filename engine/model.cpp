@@ -42,9 +42,8 @@ std::shared_ptr<const VoicePack> Model::voice(const std::string& spec) const {
   return v;
 }
 
-StreamOptions Model::stream_options(SynthesisMode mode, const std::string& voice_name) const {
+StreamOptions Model::stream_options(SynthesisMode mode) const {
   StreamOptions so;
-  if (mode == SynthesisMode::stream) so = recommended_stream_options(voice_name);
   if (mode == SynthesisMode::slice) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!slice_options_) slice_options_ = std::make_unique<StreamOptions>(recommended_slice_options(synth_->model()));
@@ -58,7 +57,7 @@ std::unique_ptr<StreamEngine> Model::new_session(AudioSink& sink, SynthesisMode 
                                                  const std::string& language, EngineVoice defaults) const {
   std::shared_ptr<const VoicePack> v = voice(voice_name);
   return std::make_unique<StreamEngine>(synth_, frontend(language), *v, sink, defaults, mode,
-                                        stream_options(mode, voice_name));
+                                        stream_options(mode));
 }
 
 }  // namespace kokoro

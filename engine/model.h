@@ -44,7 +44,7 @@ class Model {
   std::shared_ptr<const VoicePack> voice(const std::string& spec) const;
   // The engine options docs/streaming.md recommends for a mode (slice mode's predictor is read once),
   // with this model's scheduler. Throws kokoro::Error (a corrupt predictor file).
-  StreamOptions stream_options(SynthesisMode mode, const std::string& voice_name) const;
+  StreamOptions stream_options(SynthesisMode mode) const;
   const std::shared_ptr<ComputeScheduler>& scheduler() const { return scheduler_; }
 
   // A new session speaking into `sink` (which must outlive it), with a default voice and language for

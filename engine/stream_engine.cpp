@@ -9,7 +9,6 @@
 #include "core/heap.h"
 #include "engine/word_timing.h"
 #include "frontend/utf8.h"
-#include "vocoder/slice_vocoder.h"
 #include "vocoder/stream_decoder.h"
 
 namespace kokoro {
@@ -66,14 +65,16 @@ StreamEngine::StreamEngine(std::shared_ptr<const Synthesizer> synth, std::shared
     throw Error("streaming engine: pre-roll settings must be finite, >= 0, frames per phoneme > 0, trust fraction in (0, 1]");
   preroll_rtf_ = pr.nominal_rtf;
   acoustic_rtf_.store(pr.nominal_acoustic_rtf);
-  if (mode_ == SynthesisMode::stream) {
-    make_norm_policy(options_.policy, options_.priors);  // fail now, not mid-speech
-    stream_decoder_ = std::make_unique<StreamDecoder>(synth_->decoder());
+  if (mode_ == SynthesisMode::slice && !options_.predictor) {
+    // Slices need the segment's statistics before it is vocoded; without a predictor for this model the
+    // only right ones are the whole segment's (recommended_slice_options said why).
+    spdlog::warn("slice mode without a statistics predictor for this model: speaking in exact mode");
+    mode_ = SynthesisMode::exact;
   }
   if (mode_ == SynthesisMode::slice) {
-    slicer_ = std::make_unique<SliceVocoder>(synth_->decoder().generator(), options_.slice);  // checks the options
-    SlicePlanner check(options_.slice_schedule, 1, 1.0, 0, 1, {});                            // likewise
-    measured_rtf_ = options_.slice_schedule.nominal_rtf;
+    if (const std::string why = options_.predictor->mismatch(synth_->model()); !why.empty())
+      throw Error("streaming engine: statistics predictor " + options_.predictor->path + " does not fit the model: " + why);
+    stream_decoder_ = std::make_unique<StreamDecoder>(synth_->decoder());
   }
 
   if (options_.scheduler) options_.scheduler->add_session(reinterpret_cast<uintptr_t>(this));
@@ -158,7 +159,6 @@ StreamEngineStats StreamEngine::stats() const {
   s.flushes = flushes_.load();
   s.first_segment_holds = first_segment_holds_.load();
   s.slices = slices_.load();
-  s.slices_shortened = slices_shortened_.load();
   s.preroll_holds = preroll_holds_.load();
   s.samples_vocoded = audio_.write_position();
   s.preroll_holding = hold_from_.load() != kNoHold;

@@ -7,8 +7,9 @@
 //              ─► frame ring ─► vocoder worker: collects a segment's aligned frames, then
 //                              exact:  Decoder::forward over the segment; the start of an utterance's
 //                                      playback waits for its pre-roll (engine/preroll.h)
-//                              stream: Decoder::features over the segment (exact), generator in chunks
-//                              (StreamDecoder, growing chunk sizes, statistics policy)
+//                              slice:  Decoder::features over the segment (exact), then the generator in
+//                                      slices that carry their state (StreamDecoder, growing slice sizes,
+//                                      the statistics predictor's statistics)
 //                              and pushes audio into the audio ring and events (with their sample
 //                              positions) into the event ring (blocks while full)
 //              ─► audio ring ─► output thread: the only caller of the sink's producer API: write(),
@@ -65,7 +66,6 @@
 namespace kokoro {
 
 class StreamDecoder;
-class SliceVocoder;
 
 struct EngineVoice {
   float speed = 1.0f;
@@ -89,11 +89,10 @@ struct StreamEngineStats {
   bool acoustic_waiting = false;     // the acoustic worker is blocked on back-pressure now (push_work)
   uint64_t max_audio_queued = 0;     // high-water mark of the audio ring (samples)
   uint64_t samples_to_sink = 0;      // samples handed to the sink
-  uint64_t chunks = 0;               // vocoder pushes (stream mode) or segments (exact mode)
+  uint64_t chunks = 0;               // vocoder pushes: slices (slice mode) or segments (exact mode)
   uint64_t flushes = 0;              // barge-ins applied by the output thread
   uint64_t first_segment_holds = 0;    // times the acoustic worker held later segments until the first one was vocoded
   uint64_t slices = 0;                 // generator slices (slice mode)
-  uint64_t slices_shortened = 0;       // slices the measured bound made shorter than the nominal plan
   uint64_t preroll_holds = 0;          // exact mode: utterances whose vocoded audio waited for the pre-roll rule
   // For tests of the pre-roll: audio samples vocoded so far (the audio ring's write position), whether a
   // hold is set (also a barge-in's leftover, until the next utterance replaces it) and its release time
@@ -263,21 +262,15 @@ class StreamEngine {
   std::atomic<uint64_t> frames_produced_{0}, text_bytes_{0}, max_frames_queued_{0}, max_audio_queued_{0},
       samples_to_sink_{0}, chunks_{0}, flushes_{0}, first_segment_holds_{0};
 
-  std::unique_ptr<StreamDecoder> stream_decoder_;  // stream mode; used by the vocoder worker only
-  std::unique_ptr<SliceVocoder> slicer_;           // slice mode; used by the vocoder worker only
-  void synthesize_slices(uint64_t generation, uint64_t utterance, const Tensor& asr, const Tensor& f0,
-                         const Tensor& n, NoiseSource& noise);
-  // Exact mode (stream_engine_preroll.cpp) and stream mode (stream_engine_chunks.cpp): false when the
+  std::unique_ptr<StreamDecoder> stream_decoder_;  // slice mode; used by the vocoder worker only
+  // Exact mode (stream_engine_preroll.cpp) and slice mode (stream_engine_slices.cpp): false when the
   // utterance went stale or the engine quits before the segment's audio was all queued.
   bool synthesize_whole(uint64_t generation, uint64_t utterance, const Tensor& asr, const Tensor& f0, const Tensor& n,
                         NoiseSource& noise);
-  bool synthesize_chunks(uint64_t generation, uint64_t utterance, const Tensor& asr, const Tensor& f0, const Tensor& n,
+  bool synthesize_slices(uint64_t generation, uint64_t utterance, const Tensor& asr, const Tensor& f0, const Tensor& n,
                          NoiseSource& noise);
   double queued_audio_seconds() const;  // audio ahead of the device's play position (ring + device buffer)
-  // Vocoder worker: the audio the nominal slice plan has queued (restarts at 0 with each utterance), and
-  // the generator speed measured on the last slices (seconds per second of audio).
-  double nominal_queue_ = 0, measured_rtf_ = 0;
-  std::atomic<uint64_t> slices_{0}, slices_shortened_{0};
+  std::atomic<uint64_t> slices_{0};
 
   // Acoustic worker: frames per phoneme seen so far (at speed 1), for estimating later segments' lengths.
   double acoustic_frames_ = 0, acoustic_phonemes_ = 0;

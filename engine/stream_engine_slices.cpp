@@ -1,14 +1,17 @@
-// Slice mode of the streaming engine's vocoder worker (engine/stream_engine.h): the decoder half over the whole
-// segment, then the generator slice by slice (vocoder/slice_vocoder.h), each slice as long as both bounds of
-// the SlicePlanner allow (engine/slice_planner.h; docs/streaming.md, "slice mode").
+// Slice mode, the early-audio mode of the streaming engine's vocoder worker (engine/stream_engine.h): the
+// decoder half over the whole segment (exact statistics), then the generator slice by slice with every
+// convolution's state carried from one slice to the next (vocoder/stream_decoder.h), each AdaIN layer
+// normalised with the statistics predictor's whole-segment statistics (vocoder/stats_predictor.h). The first
+// slice is short (first audio), each next one twice as long up to max_chunk_frames (docs/streaming.md,
+// "Slice mode").
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <chrono>
 
-#include "engine/slice_planner.h"
 #include "engine/stream_engine.h"
-#include "vocoder/slice_vocoder.h"
+#include "vocoder/stats_predictor.h"
+#include "vocoder/stream_decoder.h"
 
 namespace kokoro {
 
@@ -21,78 +24,55 @@ double StreamEngine::queued_audio_seconds() const {
   return ring + std::max(0.0, device);
 }
 
-void StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, const Tensor& asr, const Tensor& f0,
+bool StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, const Tensor& asr, const Tensor& f0,
                                      const Tensor& n, NoiseSource& noise) {
+  const int64_t F = asr.dim(1);
   const Decoder& dec = synth_->decoder();
+  Tensor audio;
+  // The decoder half over the whole segment: exact statistics, and one pass over its 1024-wide weights.
   ComputeScheduler::Turn turn;
-  if (!take_turn(turn, generation, deadline_ns(utterance, 0))) return;
-  const auto t_start = Clock::now();
-  Tensor x, audio;
+  if (!take_turn(turn, generation, deadline_ns(utterance, 0))) return false;
+  auto t0 = Clock::now();
+  Tensor x, cols;
   dec.features(asr, f0, n, seg_.style.data(), x);
   // A long segment: where the memory peaks. Not while other sessions compute: they would fault them in again.
-  const bool release = asr.dim(1) >= kReleasePagesFromFrames && may_release_pages();
+  const bool release = F >= kReleasePagesFromFrames && may_release_pages();
   if (release) synth_->model().release_resident_pages();  // the generator needs none of them (model_file.h)
-  const double features_ms = ms_since(t_start);
-  SliceVocoder& sv = *slicer_;
-  sv.begin(x, f0.data(), seg_.style.data(), noise);
+  PredictedStats stats(options_.predictor->predict(stats_predictor_features(x, f0.data(), seg_.style.data(), dec.style_dim())), false);
+  StreamDecoder& sd = *stream_decoder_;
+  sd.begin(seg_.style.data(), noise, stats, F, StreamDecoder::Input::decoder_features);
+  double compute_s = ms_since(t0) / 1e3;
+  spdlog::debug("slice mode: decoder half and statistics {:.1f} ms ({} frames)", compute_s * 1e3, F);
   turn = ComputeScheduler::Turn();
-  spdlog::debug("slice mode: decoder half {:.1f} ms, harmonic source {:.1f} ms ({} frames)", features_ms,
-                ms_since(t_start) - features_ms, asr.dim(1));
-  const int64_t T = sv.columns();
-  const double spc = static_cast<double>(sv.samples_per_column()) / kSampleRate;
-
-  std::vector<WordTimes> words;
-  for (const EventItem& w : seg_.words)  // positions relative to the segment (samples); marks are no words
-    if (w.kind == EventItem::word)
-      words.push_back({static_cast<double>(w.position) / kSampleRate,
-                       static_cast<double>(w.end_position) / kSampleRate});
-  const SlicePlanner planner(options_.slice_schedule, T, spc, sv.options().context_columns, sv.min_slice_columns(),
-                             slice_borders_from_words(words, spc, T));
-  // Nominal bound: this segment starts once its acoustic model and decoder half are done, which the queue
-  // left by the previous segment's plan must cover.
-  const double segment_s = static_cast<double>(T) * spc;
-  double q_nominal = nominal_queue_;
-  if (q_nominal > 0)
-    q_nominal = std::max(0.0, q_nominal - options_.nominal_startup_seconds - options_.nominal_startup_rtf * segment_s);
-  const std::vector<int64_t> plan = planner.nominal_plan(q_nominal);
-  nominal_queue_ = planner.nominal_queue_after(q_nominal);
-  const bool measured = sink_.plays_in_real_time();
-  double compute_s = ms_since(t_start) / 1e3;
-
-  for (int64_t from = 0; from < T;) {
-    if (stale(generation) || quit_.load()) return;
+  int64_t slice = options_.first_chunk_frames, f0_sent = 0;
+  for (int64_t f = 0; f < F;) {
+    if (stale(generation) || quit_.load()) return false;
     if (options_.before_chunk) options_.before_chunk();
-    const int64_t nominal_end = *std::upper_bound(plan.begin(), plan.end(), from);
-    int64_t end = nominal_end;
-    if (measured) {
-      // The measured bound only shortens: less audio queued or a slower machine than planned for.
-      end = std::min(end, planner.next_end(from, queued_audio_seconds(), measured_rtf_));
-      if (end < nominal_end) slices_shortened_.fetch_add(1);
-    }
-    if (!take_turn(turn, generation, deadline_ns(utterance, 0))) return;
-    const auto t0 = Clock::now();
-    spdlog::debug("slice {} -> {} of {} (nominal {})", from, end, T, nominal_end);
-    sv.render_until(end, audio);
+    const int64_t m = std::min(slice, F - f);
+    if (!take_turn(turn, generation, deadline_ns(utterance, 0))) return false;
+    t0 = Clock::now();
+    copy_columns(x, 2 * f, 2 * m, cols);
+    const int64_t f0_to = std::min<int64_t>(2 * (f + m + options_.source_lead_frames), 2 * F);
+    sd.push_features(cols, f0.data() + f0_sent, f0_to - f0_sent, f + m == F, audio);
+    f0_sent = f0_to;
     turn = ComputeScheduler::Turn();
     const double took = ms_since(t0) / 1e3;
-    report_work(took, static_cast<double>(end - from) * spc);
-    spdlog::debug("slice {} -> {}: {:.1f} ms", from, end, took * 1e3);
     compute_s += took;
-    // Speed for the measured bound: per second of audio computed (context included), smoothed.
-    const double rate = took / std::max(1e-3, planner.compute_seconds(from, end, 1.0) - options_.slice_schedule.overhead_seconds);
-    measured_rtf_ = 0.5 * measured_rtf_ + 0.5 * rate;
+    report_work(took, static_cast<double>(m * kSamplesPerFrame) / kSampleRate);
     slices_.fetch_add(1);
     chunks_.fetch_add(1);
-    from = end;
-    if (from == T) {
+    f += m;
+    slice = std::min<int64_t>(2 * slice, options_.max_chunk_frames);
+    if (f == F) {
       mark_first_segment(utterance);  // all computed; the push may block at playback pace
       // The generator's weights are not read again before the next segment's decoder half, which reads
       // its own: the pages of both together were the peak of a long paragraph (docs/benchmarks.md).
       if (release) synth_->model().release_resident_pages();
     }
-    if (!push_audio(audio.data(), audio.numel(), generation)) return;
+    if (!push_audio(audio.data(), audio.numel(), generation)) return false;
   }
   add_synth_seconds(utterance, compute_s);
+  return true;
 }
 
 }  // namespace kokoro

@@ -64,7 +64,6 @@ void StreamEngine::vocoder_loop() {
         // The marker the output thread uses to tell this utterance's audio from stale audio.
         e.kind = EventItem::utterance_start;
         e.position = e.end_position = audio_.write_position();
-        nominal_queue_ = 0;  // the nominal slice plan starts from silence
         {
           std::lock_guard<std::mutex> lock(mutex_);
           if (auto it = utterances_.find(item.utterance); it != utterances_.end())
@@ -163,11 +162,9 @@ void StreamEngine::synthesize_segment(uint64_t generation, uint64_t utterance) {
   TestNoise reference;
   NoiseSource& noise = vocoder_voice_.reference_noise ? static_cast<NoiseSource&>(reference) : seeded;
   if (mode_ == SynthesisMode::slice) {
-    synthesize_slices(generation, utterance, asr, f0, n, noise);
-  } else if (mode_ == SynthesisMode::exact) {
-    if (!synthesize_whole(generation, utterance, asr, f0, n, noise)) return;
+    if (!synthesize_slices(generation, utterance, asr, f0, n, noise)) return;
   } else {
-    if (!synthesize_chunks(generation, utterance, asr, f0, n, noise)) return;
+    if (!synthesize_whole(generation, utterance, asr, f0, n, noise)) return;
   }
   e.kind = EventItem::segment_end;
   e.position = e.end_position = start + samples;

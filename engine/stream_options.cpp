@@ -1,9 +1,10 @@
-// The option helpers of engine/stream_options.h: mode names, and the statistics each mode is recommended to
-// use (a voice's calibrated priors for stream mode, the model's statistics predictor for slice mode).
+// The option helpers of engine/stream_options.h: mode names, and where slice mode's statistics predictor comes from.
 #include "engine/stream_options.h"
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -12,32 +13,31 @@
 #include "core/assets.h"
 #include "core/error.h"
 #include "core/install_paths.h"
+#include "engine/synthesizer.h"
 
 namespace kokoro {
 
 SynthesisMode parse_synthesis_mode(const std::string& name) {
   if (name == "exact") return SynthesisMode::exact;
   if (name == "slice") return SynthesisMode::slice;
-  if (name == "stream") return SynthesisMode::stream;
-  throw Error("unknown synthesis mode \"" + name + "\" (exact, slice, stream)");
+  if (name == "stream")
+    throw Error("synthesis mode \"stream\" was retired: slice mode (the default) is now the chunked vocoder that "
+                "carries its state from slice to slice, normalised by the statistics predictor (docs/streaming.md); "
+                "use --mode slice or --mode exact");
+  throw Error("unknown synthesis mode \"" + name + "\" (exact, slice)");
 }
 
 const char* to_string(SynthesisMode mode) {
   switch (mode) {
     case SynthesisMode::exact: return "exact";
     case SynthesisMode::slice: return "slice";
-    case SynthesisMode::stream: return "stream";
   }
   return "?";
 }
 
-std::string norm_priors_path(const std::string& voice_name) {
-  std::string dir = build_tree().models;
-  if (dir.empty()) {
-    const std::vector<std::string> installed = installed_data_dirs();
-    dir = installed.empty() ? configured_data_dir() : installed.front();
-  }
-  return dir + "/norm-priors-" + voice_name + ".kokoro";
+int slice_frames(double seconds) {
+  if (!(seconds > 0) || seconds > 3600) throw Error("slice length must be in (0, 3600] seconds");
+  return std::max(1, static_cast<int>(std::lround(seconds * kSampleRate / kSamplesPerFrame)));
 }
 
 std::string stats_predictor_path(const std::string& model_path) {
@@ -65,8 +65,7 @@ void warn_once(const std::string& message) {
 
 StreamOptions with_predictor(std::shared_ptr<const StatsPredictor> predictor) {
   StreamOptions o;
-  o.slice.predictor = std::move(predictor);
-  o.slice.predictor_subtract = 1.0;  // the predicted whole-segment statistics (docs/streaming.md: best LSD)
+  o.predictor = std::move(predictor);
   return o;
 }
 
@@ -76,7 +75,7 @@ StreamOptions recommended_slice_options(const ModelFile& model, std::string* not
   const char* env = std::getenv("KOKORO_SLICE_PREDICTOR");
   const std::string chosen = env && *env ? env : "";
   if (chosen == "none") {
-    if (note) *note = "slice statistics: pooled (KOKORO_SLICE_PREDICTOR=none)";
+    if (note) *note = "no statistics predictor (KOKORO_SLICE_PREDICTOR=none): slice mode speaks as exact mode";
     return StreamOptions{};
   }
   if (!chosen.empty()) {  // named explicitly: anything wrong with it is an error, never a silent fallback
@@ -100,26 +99,10 @@ StreamOptions recommended_slice_options(const ModelFile& model, std::string* not
     return with_predictor(std::move(p));
   }
   if (note)
-    *note = "slice statistics: pooled (" +
+    *note = "slice mode speaks as exact mode: " +
             (skipped.empty() ? "no statistics predictor at " + candidates.front() : skipped) +
-            "; scripts/fit-stats-predictor makes one for this model, docs/streaming.md)";
+            " (scripts/fit-stats-predictor makes one for this model, docs/streaming.md)";
   return StreamOptions{};
-}
-
-StreamOptions recommended_stream_options(const std::string& voice_name, std::string* note) {
-  StreamOptions o;
-  const std::string path = norm_priors_path(voice_name);
-  if (std::filesystem::exists(path)) {
-    o.priors = std::make_shared<const NormPriors>(NormPriors::load(path));
-    o.policy = "prior";
-    if (note) *note = "stream statistics: priors " + path;
-  } else {
-    o.policy = "cumulative";
-    if (note)
-      *note = "stream statistics: cumulative (no priors for voice " + voice_name +
-              "; kokoro-stream-eval --voice " + voice_name + " calibrates them)";
-  }
-  return o;
 }
 
 const char* to_string(StreamEvent::Kind kind) {

@@ -9,9 +9,7 @@
 #include <vector>
 
 #include "engine/preroll.h"
-#include "engine/slice_planner.h"
-#include "vocoder/slice_vocoder.h"
-#include "vocoder/stream_norm.h"
+#include "vocoder/stats_predictor.h"
 
 namespace kokoro {
 
@@ -22,41 +20,34 @@ class ComputeScheduler;
 // exact: every segment is vocoded whole (the reference's statistics; identical to Synthesizer), segment N+1
 //        is synthesized while N plays; on a real-time device an utterance starts once its pre-roll covers the
 //        vocoding of the segments after it (PrerollOptions).
-// slice: the decoder half over the whole segment (exact), the generator over word-aligned slices, each with
-//        its own exact statistics, crossfaded; slice lengths follow the audio queued ahead (SlicePlanner), so
-//        speech starts after the first slice and never waits for the rest of the sentence.
-// stream: the decoder half over the whole segment (exact statistics), the generator in chunks of
-//         growing size with a statistics policy (guessed statistics), so the first audio leaves after the
-//         first chunk.
-enum class SynthesisMode { exact, slice, stream };
-SynthesisMode parse_synthesis_mode(const std::string& name);  // "exact" | "slice" | "stream"; throws kokoro::Error
+// slice: the early-audio mode. The decoder half over the whole segment (exact), then the generator in
+//        slices that carry every convolution's state to the next (vocoder/stream_decoder.h: no context is
+//        recomputed, no crossfade), each AdaIN layer normalised with the learned statistics predictor's
+//        whole-segment statistics (vocoder/stats_predictor.h), so speech starts after the first short slice.
+//        Without a predictor for the model the engine speaks in exact mode (and says so).
+// ("stream", the chunked vocoder with guessed statistics, was merged into slice: parse_synthesis_mode says so.)
+enum class SynthesisMode { exact, slice };
+SynthesisMode parse_synthesis_mode(const std::string& name);  // "exact" | "slice"; throws kokoro::Error
 const char* to_string(SynthesisMode mode);
+// Slice lengths given in seconds (the programs' --first-slice, --max-slice) as frames of 25 ms, at least one.
+int slice_frames(double seconds);
 
 struct StreamOptions {
-  // stream mode: chunk sizes in frames (25 ms): the first chunk, then doubling up to the maximum (small
-  // first chunks for latency, large later ones for throughput: the kernels are faster on long inputs). The
-  // first chunk must outlast the generator's 95 ms look-ahead plus the time to compute the second one, or
-  // the device runs dry right after the first audio: 12 is the smallest that measured underrun-free here
-  // (docs/streaming.md).
+  // slice mode: slice lengths in frames (25 ms): the first slice, then doubling up to the maximum (a short
+  // first slice for latency, longer later ones for throughput: the kernels are faster on long inputs). The
+  // first slice must outlast the generator's 95 ms look-ahead plus the time to compute the second one, or the
+  // device runs dry right after the first audio (docs/streaming.md).
   int first_chunk_frames = 12;
   int max_chunk_frames = 48;
   int source_lead_frames = 2;  // the F0 curve goes to the harmonic source this far ahead (see StreamDecoder)
-  // slice mode: where slices end and how long they may be (engine/slice_planner.h), and their context and
-  // crossfade (vocoder/slice_vocoder.h).
-  SliceSchedule slice_schedule;
-  SliceOptions slice;
-  // slice mode, nominal bound: the acoustic model and decoder half of a later segment are assumed to take
-  // this long (seconds, plus this share of the segment's audio) before its first slice can start.
-  double nominal_startup_seconds = 0.1, nominal_startup_rtf = 0.06;
-
-  // Generator statistics (vocoder/stream_norm.h). "prior" (a voice's calibrated priors) measured best;
-  // "cumulative" needs no calibration file, hence the default here; Speaker users pick with priors_for_voice.
-  std::string policy = "cumulative";
-  std::shared_ptr<const NormPriors> priors;     // for the policies that use priors
+  // slice mode: the model's statistics predictor (recommended_slice_options finds it). Every slice of a
+  // segment is normalised with its predicted whole-segment statistics, so the audio does not depend on where
+  // slices end (docs/streaming.md).
+  std::shared_ptr<const StatsPredictor> predictor;
 
   // The acoustic worker holds an utterance's later segments until the vocoder has computed the first
-  // segment's audio (exact mode: the segment; stream mode: its last chunk). On two cores the first-audio path
-  // (and, in stream mode, the chunks right after the first, which must outrun playback) then has the
+  // segment's audio (exact mode: the segment; slice mode: its last slice). On two cores the first-audio path
+  // (and, in slice mode, the slices right after the first, which must outrun playback) then has the
   // machine to itself instead of sharing it with the next segment's acoustic model, which is not needed
   // before the first segment has played (docs/streaming.md, "time to first audio").
   bool first_segment_first = true;
@@ -104,21 +95,14 @@ struct StreamEvent {
 };
 const char* to_string(StreamEvent::Kind kind);
 
-// Where kokoro-stream-eval caches a voice's calibrated priors: <model dir>/norm-priors-<voice>.kokoro, the model
-// dir being models/ in a build tree and the data directory of an install (core/assets.h).
-std::string norm_priors_path(const std::string& voice_name);
-// The stream settings docs/streaming.md recommends for a voice: fixed calibrated priors ("prior") when the
-// voice has a priors file, else cumulative statistics. `note` (optional) says which and why.
-StreamOptions recommended_stream_options(const std::string& voice_name, std::string* note = nullptr);
-
 // Where kokoro-stats-fit writes a model's learned statistics predictor: beside the model file,
 // <dir>/<stem>.stats-predictor.kokoro (models/kokoro-v1_0.stats-predictor.kokoro).
 std::string stats_predictor_path(const std::string& model_path);
 // The predictor shipped with the engine for kokoro-v1_0 (data/kokoro-v1_0.stats-predictor.kokoro, installed
 // to <data>/data/; core/assets.h): the installed copies, then the source tree's; existing or not.
 std::vector<std::string> shipped_stats_predictor_paths();
-// The slice settings docs/streaming.md recommends: a statistics predictor standing in for the columns a
-// slice has not computed (whole-segment statistics, predictor_subtract 1), else pooled statistics alone.
+// The slice settings docs/streaming.md recommends: the model's statistics predictor, else none (the engine
+// then speaks slice mode as exact mode).
 // Which predictor: KOKORO_SLICE_PREDICTOR=<file> (missing, corrupt or made for another model: an error;
 // =none turns the predictor off), else the first of the file beside the model (a user's own fit) and the
 // shipped one that was fitted for this model (StatsPredictor::mismatch); one that was not is skipped with a

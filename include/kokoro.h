@@ -117,9 +117,9 @@ typedef struct kokoro_speak_options {
                             voice's (its first letter: af_heart en-us, jf_alpha ja, zf_xiaobei zh, ...),
                             else "en-us" */
   float speed;           /* speaking rate, 0.25..4. 0: 1.0 */
-  const char* mode;      /* synthesis mode by name: "exact", "slice", "stream" (see the engine's
-                            docs/streaming.md). NULL: the engine's default. A string, so that new modes
-                            need no new ABI */
+  const char* mode;      /* synthesis mode by name: "exact" or "slice" (see the engine's
+                            docs/streaming.md; "stream" was merged into "slice" and is an error now).
+                            NULL: the engine's default. A string, so that new modes need no new ABI */
   uint64_t seed;         /* noise seed: the same seed gives the same audio */
   int phonemes;          /* nonzero: the text is a phoneme string (Kokoro's symbols), not text */
 } kokoro_speak_options;

@@ -5,7 +5,7 @@
 #
 #   scripts/measure-kokoro-jack.sh [BUILD_DIR] [CORPUS] [RATE] [PERIOD]
 #     BUILD_DIR  default: build           CORPUS  default: bench/corpus/medium.txt (one utterance a line)
-#   KOKORO_JACK_ARGS="--mode stream" scripts/measure-kokoro-jack.sh     extra kokoro-jack options
+#   KOKORO_JACK_ARGS="--mode exact" scripts/measure-kokoro-jack.sh     extra kokoro-jack options
 #
 # Each line goes through kokoro-jack's named pipe once the previous one has been spoken and played, so
 # every utterance starts from an idle engine (TTFA without queueing). The server runs under its own name

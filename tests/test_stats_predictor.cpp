@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "engine/stream_options.h"
 #include "vocoder/stats_predictor.h"
+#include "vocoder/stream_norm.h"
 
 using namespace kokoro;
 
@@ -294,7 +295,7 @@ TEST(StatsPredictor, FeaturesHaveTheDocumentedLayout) {
 }
 
 // The apps' slice settings (engine/stream_options.h): the predictor beside the model when there is one and it
-// was fitted for the model, pooled statistics when there is none (the shipped one is for kokoro-v1_0, not this
+// was fitted for the model, none (slice mode then speaks as exact mode) when there is none (the shipped one is for kokoro-v1_0, not this
 // tiny model: skipped), KOKORO_SLICE_PREDICTOR to name another file or turn it off, and a corrupt, missing or
 // foreign named file is an error, never a silent fallback.
 TEST(StatsPredictor, SliceSettingsFindThePredictorBesideTheModel) {
@@ -307,22 +308,21 @@ TEST(StatsPredictor, SliceSettingsFindThePredictorBesideTheModel) {
   std::filesystem::remove(stats_predictor_path(model_path));
 
   std::string note;
-  EXPECT_EQ(recommended_slice_options(*model, &note).slice.predictor, nullptr) << "no file: pooled statistics";
-  EXPECT_NE(note.find("pooled"), std::string::npos) << note;
+  EXPECT_EQ(recommended_slice_options(*model, &note).predictor, nullptr) << "no file: no predictor";
+  EXPECT_NE(note.find("exact mode"), std::string::npos) << note;
 
   StatsPredictor p = fitted();
   p.fitted_for = StatsPredictor::model_identity(*model);
   p.save(stats_predictor_path(model_path), DType::f16);
   const StreamOptions with = recommended_slice_options(*model, &note);
-  ASSERT_NE(with.slice.predictor, nullptr) << note;
-  EXPECT_EQ(with.slice.predictor_subtract, 1.0);
+  ASSERT_NE(with.predictor, nullptr) << note;
   EXPECT_NE(note.find(stats_predictor_path(model_path)), std::string::npos) << note;
 
-  // Beside the model but fitted for another: skipped (a warning), pooled statistics.
+  // Beside the model but fitted for another: skipped (a warning), no predictor (slice mode speaks as exact).
   p.fitted_for = "v1:0123456789abcdef";
   p.save(stats_predictor_path(model_path), DType::f16);
-  EXPECT_EQ(recommended_slice_options(*model, &note).slice.predictor, nullptr) << note;
-  EXPECT_NE(note.find("pooled"), std::string::npos) << note;
+  EXPECT_EQ(recommended_slice_options(*model, &note).predictor, nullptr) << note;
+  EXPECT_NE(note.find("exact mode"), std::string::npos) << note;
   EXPECT_NE(note.find(stats_predictor_path(model_path) + " is for another model"), std::string::npos) << note;
   // Named explicitly: an error.
   ::setenv("KOKORO_SLICE_PREDICTOR", stats_predictor_path(model_path).c_str(), 1);
@@ -334,7 +334,7 @@ TEST(StatsPredictor, SliceSettingsFindThePredictorBesideTheModel) {
   }
 
   ::setenv("KOKORO_SLICE_PREDICTOR", "none", 1);
-  EXPECT_EQ(recommended_slice_options(*model).slice.predictor, nullptr);
+  EXPECT_EQ(recommended_slice_options(*model).predictor, nullptr);
   const std::string missing = (dir / "missing.kokoro").string();
   ::setenv("KOKORO_SLICE_PREDICTOR", missing.c_str(), 1);
   try {
@@ -382,10 +382,50 @@ TEST(StatsPredictor, ShippedPredictorFitsTheConvertedModel) {
   ::unsetenv("KOKORO_SLICE_PREDICTOR");
   std::string note;
   const StreamOptions o = recommended_slice_options(*linked, &note);
-  ASSERT_NE(o.slice.predictor, nullptr) << note;
+  ASSERT_NE(o.predictor, nullptr) << note;
   std::string first;  // the installed copy, or in a build tree the source tree's
   for (const std::string& s : shipped)
     if (first.empty() && std::filesystem::exists(s)) first = s;
-  EXPECT_EQ(o.slice.predictor->path, first) << note;
+  EXPECT_EQ(o.predictor->path, first) << note;
   EXPECT_NE(note.find("predictor " + first), std::string::npos) << note;
+}
+
+// Slice mode's normalisation (PredictedStats, vocoder/stream_norm.h): fixed, every chunk gets the predicted
+// moments whatever its columns hold; pooled, the columns seen so far count with their own moments and the
+// prediction stands for the rest, so once the whole layer has been seen the statistics are the layer's own.
+TEST(StatsPredictor, PredictedStatsFixedAndPooled) {
+  const NormLayer layer{0, "decoder.generator.resblocks.0.adain1.0", 2, 2};  // 2 channels, 2 columns per frame
+  std::map<std::string, MomentStats> predicted;
+  predicted[layer.name] = MomentStats{{1.0f, -2.0f}, {4.0f, 0.25f}};
+  Tensor chunk1({2, 3}), chunk2({2, 1});
+  const float v1[] = {1, 2, 3, 10, 20, 30}, v2[] = {4, 40};
+  std::copy(v1, v1 + 6, chunk1.data());
+  std::copy(v2, v2 + 2, chunk2.data());
+  InstanceStats out;
+
+  PredictedStats fixed(predicted, false);
+  fixed.bind({layer});
+  fixed.begin_segment(2);  // 2 frames: 4 columns at this layer
+  fixed.statistics(layer, chunk1, 0, false, out);
+  EXPECT_FLOAT_EQ(out.mean[0], 1.0f);
+  EXPECT_FLOAT_EQ(out.mean[1], -2.0f);
+  EXPECT_NEAR(out.inv_std[0], 0.5f, 1e-5f);
+  EXPECT_NEAR(out.inv_std[1], 2.0f, 1e-3f);
+
+  PredictedStats pooled(predicted, true);
+  pooled.bind({layer});
+  pooled.begin_segment(2);
+  pooled.statistics(layer, chunk1, 0, false, out);
+  // 3 seen columns (mean 2, second moment 14/3) and 1 predicted one (mean 1, second moment 4 + 1).
+  EXPECT_NEAR(out.mean[0], (6.0 + 1.0) / 4, 1e-5);
+  const double m2 = (14.0 + 5.0) / 4, mean = 7.0 / 4;
+  EXPECT_NEAR(out.inv_std[0], 1.0 / std::sqrt(m2 - mean * mean + kInstanceNormEps), 1e-5);
+  pooled.statistics(layer, chunk2, 3, true, out);
+  EXPECT_NEAR(out.mean[0], 2.5, 1e-5) << "all four columns seen: their own mean";
+  EXPECT_NEAR(out.mean[1], 25.0, 1e-4);
+  EXPECT_NEAR(out.inv_std[1], 1.0 / std::sqrt(125.0 + kInstanceNormEps), 1e-6);
+
+  std::map<std::string, MomentStats> none;
+  PredictedStats missing(none, false);
+  EXPECT_THROW(missing.bind({layer}), Error);
 }

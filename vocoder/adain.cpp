@@ -10,91 +10,7 @@ namespace kokoro {
 
 namespace {
 thread_local InstanceStatsCapture* g_capture = nullptr;
-thread_local PooledSliceStats* g_pool = nullptr;
-
-// Instance norm of every row of x [C, T] with statistics pooled with earlier slices' sums (PooledSliceStats).
-void apply_pooled(Tensor& x, const AdaINAffine& a, PooledSliceStats& pool, const std::string& name) {
-  const int64_t C = x.dim(0), T = x.dim(1);
-  PooledSliceStats::Sums& acc = pool.layer(name);
-  if (acc.s.empty()) {
-    acc.s.assign(C, 0.0);
-    acc.ss.assign(C, 0.0);
-  }
-  std::vector<PooledSliceStats::Range> counted, owned;
-  double n_counted = 0, n_owned = 0;
-  for (const auto& r : pool.counted()) {
-    counted.push_back(pool.to_layer(r, T));
-    n_counted += static_cast<double>(counted.back().end - counted.back().begin);
-  }
-  for (const auto& r : pool.owned()) {
-    owned.push_back(pool.to_layer(r, T));
-    n_owned += static_cast<double>(owned.back().end - owned.back().begin);
-  }
-  auto sums = [](const float* r, const std::vector<PooledSliceStats::Range>& ranges, double& s, double& ss) {
-    s = ss = 0;
-    for (const auto& g : ranges)
-      for (int64_t t = g.begin; t < g.end; ++t) {
-        const double v = r[t];
-        s += v;
-        ss += v * v;
-      }
-  };
-  // The predicted rest of the segment (PooledSliceStats::Prediction), if any.
-  const PooledSliceStats::Prediction* pred = pool.prediction();
-  const MomentStats* moments = nullptr;
-  double total = 0;
-  if (pred) {
-    auto it = pred->layers.find(name);
-    if (it == pred->layers.end() || static_cast<int64_t>(it->second.mean.size()) != C)
-      throw Error("pooled slice statistics: no prediction for layer " + name + " with " + std::to_string(C) + " channels");
-    moments = &it->second;
-    total = static_cast<double>(pred->segment_columns * pool.columns_per_generator_column(T));
-  }
-  for (int64_t c = 0; c < C; ++c) {
-    float* r = x.data() + c * T;
-    double s, ss, os, oss;
-    sums(r, counted, s, ss);
-    sums(r, owned, os, oss);
-    double n = acc.n + n_counted, S = acc.s[c] + s, SS = acc.ss[c] + ss;
-    if (moments && total > n) {
-      const double rest = total - n, w = pred->subtract;
-      const double mu = moments->mean[c], m2 = moments->var[c] + mu * mu;
-      double rs = (1 - w) * rest * mu + w * (total * mu - S);
-      double rss = (1 - w) * rest * m2 + w * (total * m2 - SS);
-      rss = std::max(rss, rs * rs / rest);  // the rest's own variance cannot be negative
-      S += rs;
-      SS += rss;
-      n = total;
-    }
-    const double mean = S / n;
-    const double var = std::max(0.0, SS / n - mean * mean);
-    adain_normalize_row(r, T, static_cast<float>(mean), static_cast<float>(1.0 / std::sqrt(var + kInstanceNormEps)),
-                        a.gamma[c], a.beta[c]);
-    acc.s[c] += os;
-    acc.ss[c] += oss;
-  }
-  acc.n += n_owned;
-}
 }  // namespace
-
-int64_t PooledSliceStats::columns_per_generator_column(int64_t T) const {
-  return std::max<int64_t>(1, T / std::max<int64_t>(1, slice_columns_));
-}
-
-PooledSliceStats::Range PooledSliceStats::to_layer(const Range& g, int64_t T) const {
-  const int64_t r = columns_per_generator_column(T);
-  // The last stage's input has one extra (reflection pad) column: a range reaching the end keeps it.
-  return {std::min(T, g.begin * r), g.end >= slice_columns_ ? T : std::min(T, g.end * r)};
-}
-
-PooledSliceStats::Scope::Scope(PooledSliceStats& pool) {
-  if (g_pool) throw Error("PooledSliceStats: a scope is already active on this thread");
-  g_pool = &pool;
-}
-
-PooledSliceStats::Scope::~Scope() { g_pool = nullptr; }
-
-PooledSliceStats* PooledSliceStats::active() { return g_pool; }
 
 void adain_scale_row(float* r, int64_t n, float inv_std, float gamma, float beta) {
   Eigen::Map<Eigen::RowVectorXf> row(r, n);
@@ -141,15 +57,6 @@ void AdaIN1d::apply(const Tensor& src, Tensor& dst, const float* style, const Ro
     throw Error("AdaIN1d " + prefix_ + ": expected [" + std::to_string(C) + ", T], got " + shape_to_string(src.shape()));
   const AdaINAffine a = affine(style);
   const int64_t T = src.dim(1);
-  if (g_pool) {
-    if (&src != &dst) dst = src;
-    apply_pooled(dst, a, *g_pool, prefix_);
-    if (then)
-      parallel_ranges(C, 8, elementwise_parts(C * T), [&](int64_t c0, int64_t c1) {
-        for (int64_t c = c0; c < c1; ++c) then(c, dst.data() + c * T, T);
-      });
-    return;
-  }
   if (&src != &dst) dst.resize({C, T});
   InstanceStatsCapture* capture = g_capture;
   InstanceStats recorded;

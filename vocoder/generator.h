@@ -41,8 +41,6 @@ class Generator {
                const Trace* trace = nullptr, const WorkProgress* progress = nullptr,
                const StageDone& after_stage = {}) const;
   // forward() after the harmonic source: har [n_fft + 2, T * up / hop + 1] as harmonic_features makes it.
-  // A slice of a segment (x columns [a, b), har columns [a * up / hop, b * up / hop + 1)) gives that slice's
-  // audio with the slice's own instance-norm statistics (vocoder/slice_vocoder.h).
   void forward_from_har(const Tensor& x, const Tensor& har, const float* style, Tensor& audio,
                         const Trace* trace = nullptr, const WorkProgress* progress = nullptr,
                         const StageDone& after_stage = {}) const;
@@ -73,7 +71,6 @@ class Generator {
   // the upsampling, 1 + j: resblock j), to progress.
   void report_piece(const WorkProgress* progress, size_t i, size_t piece) const;
   friend class StreamGenerator;  // runs the same weights chunk by chunk (vocoder/stream_generator.h)
-  friend class SliceVocoder;     // computes the harmonic features slice by slice (vocoder/slice_vocoder.h)
   struct Stage {
     TensorView ups_w, ups_b;
     int ups_stride, ups_padding;

@@ -3,10 +3,21 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/assets.h"
 #include "core/error.h"
+#include "core/install_paths.h"
 #include "core/model_file.h"
 
 namespace kokoro {
+
+std::string norm_priors_path(const std::string& voice_name) {
+  std::string dir = build_tree().models;
+  if (dir.empty()) {
+    const std::vector<std::string> installed = installed_data_dirs();
+    dir = installed.empty() ? configured_data_dir() : installed.front();
+  }
+  return dir + "/norm-priors-" + voice_name + ".kokoro";
+}
 
 namespace {
 
@@ -234,6 +245,71 @@ void RunningStats::statistics(const NormLayer& layer, const Tensor& x, int64_t, 
       mean = (w * mu0 + a.sum[c]) / total;
       m2 = (w * (var0 + mu0 * mu0) + a.sum_sq[c]) / total;
     }
+    out.mean[c] = static_cast<float>(mean);
+    out.inv_std[c] = inv_std_of(m2 - mean * mean);
+  }
+}
+
+PredictedStats::PredictedStats(std::map<std::string, MomentStats> predicted, bool pooled)
+    : predicted_(std::move(predicted)), pooled_(pooled) {}
+
+void PredictedStats::bind(const std::vector<NormLayer>& layers) {
+  NormPolicy::bind(layers);
+  int max_index = -1;
+  for (const NormLayer& l : layers) max_index = std::max(max_index, l.index);
+  acc_.assign(max_index + 1, Acc{});
+  for (const NormLayer& l : layers) {
+    auto it = predicted_.find(l.name);
+    if (it == predicted_.end() || static_cast<int64_t>(it->second.mean.size()) != l.channels)
+      throw Error("statistics predictor: no prediction for layer " + l.name + " with " + std::to_string(l.channels) +
+                  " channels");
+    acc_.at(l.index).predicted = &it->second;
+  }
+}
+
+void PredictedStats::begin_segment(int64_t frames) {
+  frames_ = frames;
+  for (Acc& a : acc_) {
+    a.sum.assign(a.sum.size(), 0.0);
+    a.sum_sq.assign(a.sum_sq.size(), 0.0);
+    a.count = 0;
+  }
+}
+
+void PredictedStats::statistics(const NormLayer& layer, const Tensor& x, int64_t, bool, InstanceStats& out) {
+  Acc& a = acc_.at(layer.index);
+  const MomentStats& p = *a.predicted;
+  const int64_t C = x.dim(0), n = x.dim(1);
+  out.mean.resize(C);
+  out.inv_std.resize(C);
+  if (!pooled_) {
+    for (int64_t c = 0; c < C; ++c) {
+      out.mean[c] = p.mean[c];
+      out.inv_std[c] = inv_std_of(p.var[c]);
+    }
+    return;
+  }
+  if (a.sum.empty()) {
+    a.sum.assign(C, 0.0);
+    a.sum_sq.assign(C, 0.0);
+  }
+  for (int64_t c = 0; c < C; ++c) {
+    const float* r = x.data() + c * n;
+    double s = 0, ss = 0;
+    for (int64_t t = 0; t < n; ++t) {
+      s += r[t];
+      ss += static_cast<double>(r[t]) * r[t];
+    }
+    a.sum[c] += s;
+    a.sum_sq[c] += ss;
+  }
+  a.count += n;
+  const double rest = std::max<double>(0.0, static_cast<double>(frames_ * layer.columns_per_frame - a.count));
+  const double total = rest + static_cast<double>(a.count);
+  for (int64_t c = 0; c < C; ++c) {
+    const double mu0 = p.mean[c], var0 = p.var[c];
+    const double mean = (rest * mu0 + a.sum[c]) / total;
+    const double m2 = (rest * (var0 + mu0 * mu0) + a.sum_sq[c]) / total;
     out.mean[c] = static_cast<float>(mean);
     out.inv_std[c] = inv_std_of(m2 - mean * mean);
   }

@@ -66,6 +66,11 @@ class NormPriors {
   std::map<std::string, std::vector<double>> sum_mean_, sum_var_;
 };
 
+// Where kokoro-stream-eval caches a voice's calibrated priors (measurements only; no mode of the engine uses
+// them): <model dir>/norm-priors-<voice>.kokoro, the model dir being models/ in a build tree and the data
+// directory of an install (core/assets.h).
+std::string norm_priors_path(const std::string& voice_name);
+
 InstanceStats to_instance_stats(const MomentStats& m);
 MomentStats to_moments(const InstanceStats& s);
 
@@ -118,6 +123,30 @@ class RunningStats final : public NormPolicy {
   };
   std::shared_ptr<const NormPriors> priors_;
   double prior_weight_;
+  std::vector<Acc> acc_;
+};
+
+// The learned predictor's whole-segment statistics (vocoder/stats_predictor.h), per layer: slice mode's.
+// Fixed: the predicted moments for every chunk, so the audio does not depend on where chunks end. Pooled
+// (kokoro-stream-eval's "predictpool", a measurement): the columns seen so far with their own moments, the
+// predicted moments standing for the columns still to come (a layer's total is the segment's frames times
+// its columns per frame).
+class PredictedStats final : public NormPolicy {
+ public:
+  PredictedStats(std::map<std::string, MomentStats> predicted, bool pooled);
+  void bind(const std::vector<NormLayer>& layers) override;  // throws naming a layer without a prediction
+  void begin_segment(int64_t frames) override;
+  void statistics(const NormLayer& layer, const Tensor& x, int64_t first, bool last, InstanceStats& out) override;
+
+ private:
+  struct Acc {
+    std::vector<double> sum, sum_sq;
+    int64_t count = 0;
+    const MomentStats* predicted = nullptr;
+  };
+  std::map<std::string, MomentStats> predicted_;
+  bool pooled_;
+  int64_t frames_ = 0;
   std::vector<Acc> acc_;
 };
 

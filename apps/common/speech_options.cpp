@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <algorithm>
 #include <cstdlib>
 
 #include "core/assets.h"
@@ -23,18 +24,27 @@ void add_speech_options(CLI::App& app, SpeechOptions& o) {
                  "Language: en-us, en-gb, es, fr-fr, hi, it, pt-br, ja, zh (default: the voice's, from its first "
                  "letter: af_heart en-us, jf_alpha ja, zf_xiaobei zh, ...)");
   app.add_option("--mode", o.mode,
-                 "Synthesis mode: exact (whole sentences vocoded whole, identical to the reference), slice (same "
-                 "sentences, vocoded in word-aligned slices as fast as playback needs: early first audio) or stream "
-                 "(first audio after one chunk; guessed instance-norm statistics). See docs/streaming.md")
-      ->check(CLI::IsMember({"exact", "slice", "stream"}))->capture_default_str();
+                 "Synthesis mode: exact (whole sentences vocoded whole, identical to the reference) or slice (same "
+                 "sentences, the vocoder's generator in slices that carry its state, normalised by the statistics "
+                 "predictor: first audio after the first short slice). See docs/streaming.md")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            try {
+              parse_synthesis_mode(v);
+              return std::string();
+            } catch (const std::exception& e) {
+              return std::string(e.what());
+            }
+          },
+          "exact|slice"))
+      ->capture_default_str();
   app.add_option("--first-slice", o.first_slice,
-                 "Slice mode: seconds of speech in the first slice of an utterance (shorter: earlier first audio, "
-                 "more of the sentence vocoded with statistics of its start only)")
-      ->check(CLI::Range(0.1, 30.0))->capture_default_str();
+                 "Slice mode: seconds of speech in the first slice of an utterance (shorter: earlier first audio; "
+                 "it must outlast the computing of the next one)")
+      ->check(CLI::Range(0.05, 30.0))->capture_default_str();
   app.add_option("--max-slice", o.max_slice,
-                 "Slice mode: the longest slice in seconds (the generator's memory grows with it, ~35 MB per second; "
-                 "longer slices are a little closer to exact mode)")
-      ->check(CLI::Range(1.0, 60.0))->capture_default_str();
+                 "Slice mode: the longest slice in seconds (slices double from the first up to this)")
+      ->check(CLI::Range(0.05, 60.0))->capture_default_str();
   app.add_flag("--phonemes-in", o.phonemes_in, "The input is a phoneme string (Kokoro's symbols), not text");
   app.add_option("--model", o.model, "Model file (default: $KOKORO_MODEL, else the installed "
                  "<prefix>/share/kokoro-rt/kokoro-v1_0.kokoro, else models/ of a build tree)");
@@ -118,22 +128,8 @@ SpeakerOptions speaker_options(const SpeechOptions& o, const SpeechEngine& engin
     std::string note;
     so.stream = recommended_slice_options(engine.synthesizer->model(), &note);
     spdlog::info("{}", note);
-  }
-  so.stream.slice_schedule.first_slice_seconds = o.first_slice;
-  so.stream.slice_schedule.max_slice_seconds = o.max_slice;
-  // For the measurements of docs/streaming.md: each slice with only its own statistics (worse; not an option).
-  if (const char* s = std::getenv("KOKORO_SLICE_STATS"); s && std::string(s) == "own") so.stream.slice.pooled_statistics = false;
-  if (const char* s = std::getenv("KOKORO_SLICE_EXCERPTS")) so.stream.slice.excerpts = std::atoi(s);
-  if (const char* s = std::getenv("KOKORO_SLICE_EXCERPT_COLS")) so.stream.slice.excerpt_columns = std::atoi(s);
-  if (const char* s = std::getenv("KOKORO_SLICE_EXCERPT_MARGIN")) so.stream.slice.excerpt_margin = std::atoi(s);
-  // For the measurements of docs/streaming.md: how much of the predicted whole-segment statistics replace the
-  // computed columns' sums (1, the default with a predictor; 0: the predicted moments stand for the rest only).
-  if (const char* s = std::getenv("KOKORO_SLICE_PREDICT_SUBTRACT")) so.stream.slice.predictor_subtract = std::atof(s);
-  if (so.mode == SynthesisMode::stream) {
-    // Chunk schedule and statistics as docs/streaming.md recommends (the voice's priors when calibrated).
-    std::string note;
-    so.stream = recommended_stream_options(o.voice, &note);
-    spdlog::info("{}", note);
+    so.stream.first_chunk_frames = slice_frames(o.first_slice);
+    so.stream.max_chunk_frames = std::max(so.stream.first_chunk_frames, slice_frames(o.max_slice));
   }
   return so;
 }

@@ -29,9 +29,9 @@ struct SpeechOptions {
   std::size_t first_words = 0;
   bool phonemes_in = false;
   std::string resample = "medium";
-  std::string mode = "slice";  // exact | slice | stream (engine/stream_options.h; docs/streaming.md: why slice)
-  double first_slice = 1.0;    // slice mode: seconds of speech in an utterance's first slice
-  double max_slice = SliceSchedule{}.max_slice_seconds;  // slice mode: the longest slice (bounds memory)
+  std::string mode = "slice";  // exact | slice (engine/stream_options.h; docs/streaming.md: why slice)
+  double first_slice = StreamOptions{}.first_chunk_frames * 0.025;  // slice mode: an utterance's first slice (s)
+  double max_slice = StreamOptions{}.max_chunk_frames * 0.025;      // slice mode: the longest slice (s)
   // fp32 | bf16 | bf16-all; empty: $KOKORO_PRECISION, then bf16-all where the CPU has AVX512-BF16 (same
   // transcripts and DNSMOS as fp32; docs/benchmarks.md), else fp32 (core/precision.h).
   std::string precision;

@@ -2,7 +2,7 @@
 # Perceptual-quality harness (issue 11 point 3): WER, DNSMOS, LSD/MCD, duration, level and leak of
 # kokoro-say's audio against whole-sentence exact mode. Usage and columns: bench/quality/README.md.
 #
-#   bench/quality/run.sh --name NAME [--bin PATH] [--limit N] -- <kokoro-say args, e.g. --mode stream>
+#   bench/quality/run.sh --name NAME [--bin PATH] [--limit N] -- <kokoro-say args, e.g. --mode exact>
 #   bench/quality/run.sh --summary          # the table of every results/*.json
 #
 # Needs PyPI (first run only); never used at run time or by CI.

@@ -146,7 +146,7 @@ class Engine:
 
         voice: a name ("af_heart"), a .bin voice pack path, or a blend "af_heart:0.6,af_bella:0.4".
         lang: "en-us", "en-gb", "es", "fr-fr", "hi", "it", "pt-br", "ja", "zh"; None: the voice's (its first
-        letter). mode: "slice" (default), "exact" or "stream" (docs/streaming.md). seed: the noise seed; the
+        letter). mode: "slice" (default) or "exact" (docs/streaming.md). seed: the noise seed; the
         same seed gives the same audio. phonemes: `text` is a string of Kokoro's phoneme symbols. Text that
         starts with <speak> is read as SSML. A KeyboardInterrupt stops the synthesis and propagates.
         """

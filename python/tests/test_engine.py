@@ -16,7 +16,7 @@ from conftest import LONG_TEXT, TEXT, capi_say, subprocess_env
 
 # -- audio ---------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("mode,voice,seed", [(None, "af_heart", 0), ("exact", "bm_george", 7), ("stream", "af_bella", 3)])
+@pytest.mark.parametrize("mode,voice,seed", [(None, "af_heart", 0), ("exact", "bm_george", 7), ("slice", "af_bella", 3)])
 def test_speak_equals_the_c_api(engine, mode, voice, seed):
     ours = engine.speak(TEXT, voice=voice, seed=seed, mode=mode)
     assert ours.dtype == np.float32 and ours.ndim == 1
