@@ -10,6 +10,8 @@
 //                                                   peak_rss_mb, load_ms, mode, threads, stages, corpora...)
 //   build/bin/kokoro-bench --plot docs/bench        ttfa_cdf.png and stages.png (gnuplot)
 //   build/bin/kokoro-bench --phoneme-file P.txt     one phoneme string per line, no frontend (bench/peers/)
+//   build/bin/kokoro-bench --feed-wps 4             text streaming in: each corpus fed word by word at 4 words/s,
+//                                                   the delay from each sentence's end to its audio (bench/text_feed.h)
 //
 // Each corpus file is read as one utterance per non-empty line, except passage.txt, which is one utterance
 // (a ~2-minute text the frontend splits into segments). One untimed warm-up utterance runs first.
@@ -30,6 +32,7 @@
 #include "bench/bench_runner.h"
 #include "bench/gemm_peak.h"
 #include "bench/multi_stream.h"
+#include "bench/text_feed.h"
 #include "core/assets.h"
 #include "core/error.h"
 #include "core/kernels.h"
@@ -187,6 +190,12 @@ int main(int argc, char** argv) {
                "Also run bench/quality (ASR word errors, DNSMOS, LSD/MCD against whole-sentence exact mode; needs PyPI "
                "once) on this mode and precision; adds a \"quality\" object to the JSON");
   app.add_option("--phoneme-file", phoneme_file, "Time these phoneme strings (one segment per line) instead of corpora");
+  double feed_wps = 0;
+  app.add_option("--feed-wps", feed_wps,
+                 "Feed each corpus word by word at this many words per second into one streamed utterance (text that "
+                 "streams in) and report each sentence's delay from its last character to its first audio, beside the "
+                 "same feed read line by line (0: off)")
+      ->check(CLI::Range(0.0, 1000.0));
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -200,6 +209,45 @@ int main(int argc, char** argv) {
     r.mode = mode;
     r.threads = threads;
     assets = find_assets_dir(assets);
+
+    if (feed_wps > 0) {
+      if (streams > 0 || !phoneme_file.empty() || quality || !plot_dir.empty() || first_words > 0)
+        throw Error("--feed-wps takes corpora only (no --streams, --phoneme-file, --quality, --plot or --first-words)");
+      ModelOptions mo;
+      mo.model_path = default_model_path(model_path);
+      mo.assets_dir = assets;
+      const std::shared_ptr<Model> model = Model::open(mo);
+      model->synthesizer()->model().persist_prepared_weights();
+      std::vector<std::pair<std::string, std::string>> texts;
+      for (std::stringstream ss(corpora); ss.good();) {
+        std::string name;
+        std::getline(ss, name, ',');
+        if (name.empty()) continue;
+        std::string text;
+        for (const std::string& item : read_corpus(corpus_dir, name)) text += item + "\n";
+        texts.emplace_back(name, std::move(text));
+      }
+      if (texts.empty()) throw Error("kokoro-bench: no corpus selected");
+      FeedOptions fo;
+      fo.words_per_second = feed_wps;
+      fo.mode = mode == "engine-exact" ? SynthesisMode::exact : parse_synthesis_mode(mode);
+      fo.voice = voice;
+      fo.max_slice_seconds = max_slice;
+      fo.repeat = repeat;
+      FeedResult fr = run_text_feed(*model, texts, fo);
+      fr.threads = threads;
+      if (!no_peak) fr.peak = measure_gemm_peak(threads);
+      nlohmann::json j = to_json(fr);
+      j["precision"] = precision_name(precision());
+      j["kernel_family"] = kernel_family();
+      j["corpora_names"] = corpora;
+      if (!json_file.empty()) std::ofstream(json_file) << j.dump(2) << "\n";
+      if (json)
+        std::cout << j.dump(2) << "\n";
+      else
+        std::cout << to_table(fr);
+      return 0;
+    }
 
     if (streams > 0) {
       if (!phoneme_file.empty() || quality || !plot_dir.empty() || first_words > 0)
