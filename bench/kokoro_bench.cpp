@@ -72,6 +72,27 @@ std::vector<std::string> read_corpus(const std::string& dir, const std::string& 
   return read_items(dir + "/" + name + ".txt", name == "passage");
 }
 
+// The corpora named in a comma-separated list, each with its items; throws when none is named.
+std::vector<std::pair<std::string, std::vector<std::string>>> read_corpora(const std::string& dir, const std::string& names) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> out;
+  for (std::stringstream ss(names); ss.good();) {
+    std::string name;
+    std::getline(ss, name, ',');
+    if (!name.empty()) out.emplace_back(name, read_corpus(dir, name));
+  }
+  if (out.empty()) throw Error("kokoro-bench: no corpus selected");
+  return out;
+}
+
+// The JSON on stdout (--json) or the table, and the JSON into json_file when one is named.
+void print_result(const nlohmann::json& j, const std::string& table, bool json, const std::string& json_file) {
+  if (!json_file.empty()) std::ofstream(json_file) << j.dump(2) << "\n";
+  if (json)
+    std::cout << j.dump(2) << "\n";
+  else
+    std::cout << table;
+}
+
 // ALBERT + prosody + text encoder on the first 20 phoneme tokens of a fixed sentence (median of `runs`).
 void measure_text_side(const Synthesizer& synth, const std::string& assets, BenchResult& r, int runs) {
   FrontendOptions fo;
@@ -219,15 +240,11 @@ int main(int argc, char** argv) {
       const std::shared_ptr<Model> model = Model::open(mo);
       model->synthesizer()->model().persist_prepared_weights();
       std::vector<std::pair<std::string, std::string>> texts;
-      for (std::stringstream ss(corpora); ss.good();) {
-        std::string name;
-        std::getline(ss, name, ',');
-        if (name.empty()) continue;
-        std::string text;
-        for (const std::string& item : read_corpus(corpus_dir, name)) text += item + "\n";
+      for (const auto& [name, items] : read_corpora(corpus_dir, corpora)) {
+        std::string text;  // the corpus as its file has it: one item a line (passage: one item of many lines)
+        for (const std::string& item : items) text += item + "\n";
         texts.emplace_back(name, std::move(text));
       }
-      if (texts.empty()) throw Error("kokoro-bench: no corpus selected");
       FeedOptions fo;
       fo.words_per_second = feed_wps;
       fo.mode = mode == "engine-exact" ? SynthesisMode::exact : parse_synthesis_mode(mode);
@@ -241,11 +258,7 @@ int main(int argc, char** argv) {
       j["precision"] = precision_name(precision());
       j["kernel_family"] = kernel_family();
       j["corpora_names"] = corpora;
-      if (!json_file.empty()) std::ofstream(json_file) << j.dump(2) << "\n";
-      if (json)
-        std::cout << j.dump(2) << "\n";
-      else
-        std::cout << to_table(fr);
+      print_result(j, to_table(fr), json, json_file);
       return 0;
     }
 
@@ -259,14 +272,7 @@ int main(int argc, char** argv) {
       mo.compute_slots = slots;
       const std::shared_ptr<Model> model = Model::open(mo);
       std::vector<std::string> texts;
-      for (std::stringstream ss(corpora); ss.good();) {
-        std::string name;
-        std::getline(ss, name, ',');
-        if (name.empty()) continue;
-        const std::vector<std::string> items = read_corpus(corpus_dir, name);
-        texts.insert(texts.end(), items.begin(), items.end());
-      }
-      if (texts.empty()) throw Error("kokoro-bench: no corpus selected");
+      for (const auto& [name, items] : read_corpora(corpus_dir, corpora)) texts.insert(texts.end(), items.begin(), items.end());
       MultiStreamOptions so;
       so.streams = streams;
       so.mode = mode == "engine-exact" ? SynthesisMode::exact : parse_synthesis_mode(mode);
@@ -284,11 +290,7 @@ int main(int argc, char** argv) {
       j["precision"] = precision_name(precision());
       j["kernel_family"] = kernel_family();
       j["corpora"] = corpora;
-      if (!json_file.empty()) std::ofstream(json_file) << j.dump(2) << "\n";
-      if (json)
-        std::cout << j.dump(2) << "\n";
-      else
-        std::cout << to_table(mr);
+      print_result(j, to_table(mr), json, json_file);
       return 0;
     }
 
@@ -307,16 +309,8 @@ int main(int argc, char** argv) {
     r.rss_after_frontend_mb = current_rss_mb();
 
     std::vector<std::pair<std::string, std::vector<std::string>>> texts;
-    if (!phoneme_file.empty()) {
-      texts.emplace_back("phonemes", read_items(phoneme_file, false));
-      corpora.clear();
-    }
-    for (std::stringstream ss(corpora); ss.good();) {
-      std::string name;
-      std::getline(ss, name, ',');
-      if (!name.empty()) texts.emplace_back(name, read_corpus(corpus_dir, name));
-    }
-    if (texts.empty()) throw Error("kokoro-bench: no corpus selected");
+    if (!phoneme_file.empty()) texts.emplace_back("phonemes", read_items(phoneme_file, false));
+    else texts = read_corpora(corpus_dir, corpora);
 
     runner->run(texts.front().second.front());  // warm-up: first-touch of weights and buffers
     // As kokoro-say and kokoro-jack do: the prepared weights go to the user's store, and from then on they
@@ -349,11 +343,7 @@ int main(int argc, char** argv) {
 
     nlohmann::json j = to_json(r, synth->model());
     if (quality) j["quality"] = run_quality(mode, r.precision, voice);
-    if (!json_file.empty()) std::ofstream(json_file) << j.dump(2) << "\n";
-    if (json)
-      std::cout << j.dump(2) << "\n";
-    else
-      std::cout << to_table(r, synth->model());
+    print_result(j, to_table(r, synth->model()), json, json_file);
     if (!plot_dir.empty()) write_plots(r, plot_dir);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kokoro-bench: %s\n", e.what());

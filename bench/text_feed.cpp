@@ -258,13 +258,7 @@ nlohmann::json to_json(const FeedResult& r) {
   j["scale_to_160_gflops"] = scale;
   j["streamed_ready_ms_p95_at_160"] = scale * percentile(field(all_streamed, false), 95);
   j["streamed_ready_ms_max_at_160"] = scale * percentile(field(all_streamed, false), 100);
-  j["wall_s"] = r.wall_s;
-  j["cpu_s"] = r.cpu_s;
-  j["loadavg_before"] = r.loadavg_before;
-  j["loadavg_after"] = r.loadavg_after;
-  j["gemm_peak_gflops_1"] = r.peak.gflops_1;
-  j["gemm_peak_gflops_n"] = r.peak.gflops_n;
-  j["gemm_peak_threads"] = r.peak.threads;
+  add_run_context(j, r.wall_s, r.cpu_s, r.loadavg_before, r.loadavg_after, r.peak);
   return j;
 }
 

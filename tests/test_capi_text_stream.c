@@ -21,6 +21,7 @@
 
 #include "kokoro.h"
 
+#include "capi_buffer.h"
 #include "capi_check.h"
 
 static const char kText[] = "The caf\xC3\xA9 opened at nine. Was it early? \"Yes,\" she said.";
@@ -28,8 +29,7 @@ static const double kNoFlush = 3600.0;
 
 typedef struct capture {
   pthread_mutex_t mutex;
-  float* samples;
-  size_t count, capacity;
+  buffer audio;
   int starts, ends, words, bad_words;
   size_t text_length; /* words must lie inside the text */
 } capture;
@@ -42,13 +42,13 @@ static void capture_init(capture* c, size_t text_length) {
 
 static void capture_free(capture* c) {
   pthread_mutex_destroy(&c->mutex);
-  free(c->samples);
+  free(c->audio.samples);
 }
 
 static size_t captured(capture* c) {
   size_t n;
   pthread_mutex_lock(&c->mutex);
-  n = c->count;
+  n = c->audio.count;
   pthread_mutex_unlock(&c->mutex);
   return n;
 }
@@ -56,15 +56,7 @@ static size_t captured(capture* c) {
 static int on_audio(const float* samples, size_t n, void* user) {
   capture* c = (capture*)user;
   pthread_mutex_lock(&c->mutex);
-  if (c->count + n > c->capacity) {
-    size_t cap = c->capacity ? c->capacity * 2 : 48000;
-    while (cap < c->count + n) cap *= 2;
-    c->samples = (float*)realloc(c->samples, cap * sizeof(float));
-    REQUIRE(c->samples != NULL, "out of memory");
-    c->capacity = cap;
-  }
-  memcpy(c->samples + c->count, samples, n * sizeof(float));
-  c->count += n;
+  buffer_append(&c->audio, samples, n);
   pthread_mutex_unlock(&c->mutex);
   return 0;
 }
@@ -82,9 +74,7 @@ static int on_event(const kokoro_event* e, void* user) {
   return 0;
 }
 
-static int same(const capture* a, const capture* b) {
-  return a->count == b->count && (a->count == 0 || memcmp(a->samples, b->samples, a->count * sizeof(float)) == 0);
-}
+static int same_audio(const capture* a, const capture* b) { return same(&a->audio, &b->audio); }
 
 static kokoro_speak_options options(void) {
   kokoro_speak_options o;
@@ -131,18 +121,19 @@ int main(void) {
   capture_init(&whole, strlen(kText));
   rc = stream(s, kText, 0, &whole);
   CHECK(rc == KOKORO_OK, "whole: %d %s", rc, kokoro_last_error());
-  CHECK(whole.count > KOKORO_SAMPLE_RATE * 2, "whole: %zu samples", whole.count);
+  CHECK(whole.audio.count > KOKORO_SAMPLE_RATE * 2, "whole: %zu samples", whole.audio.count);
   CHECK(whole.starts == 1 && whole.ends == 1, "whole: %d starts, %d ends", whole.starts, whole.ends);
   CHECK(whole.words >= 9 && whole.bad_words == 0, "whole: %d words, %d outside the text", whole.words, whole.bad_words);
   capture_init(&pieces, strlen(kText));
   rc = stream(s, kText, 1, &pieces);
   CHECK(rc == KOKORO_OK, "byte by byte: %d %s", rc, kokoro_last_error());
-  CHECK(same(&whole, &pieces), "byte by byte: %zu samples, at once %zu, or different samples", pieces.count, whole.count);
+  CHECK(same_audio(&whole, &pieces), "byte by byte: %zu samples, at once %zu, or different samples", pieces.audio.count,
+        whole.audio.count);
   CHECK(pieces.starts == 1 && pieces.ends == 1 && pieces.bad_words == 0, "byte by byte: events");
   capture_free(&pieces);
   capture_init(&pieces, strlen(kText));
   rc = stream(s, kText, 7, &pieces);
-  CHECK(rc == KOKORO_OK && same(&whole, &pieces), "7-byte pieces: %d, %zu samples", rc, pieces.count);
+  CHECK(rc == KOKORO_OK && same_audio(&whole, &pieces), "7-byte pieces: %d, %zu samples", rc, pieces.audio.count);
   capture_free(&pieces);
 
   /* 2. A piece that is not UTF-8 is refused; the stream goes on. */
@@ -160,7 +151,8 @@ int main(void) {
     CHECK(rc == KOKORO_ERR_INVALID_TEXT, "broken sequence: %d", rc);
     CHECK(kokoro_session_append_text(s, "morning.", 8) == KOKORO_OK, "%s", kokoro_last_error());
     CHECK(kokoro_session_end_text(s) == KOKORO_OK, "%s", kokoro_last_error());
-    CHECK(a.count > 0 && same(&a, &b), "refused pieces changed the audio: %zu vs %zu samples", b.count, a.count);
+    CHECK(a.audio.count > 0 && same_audio(&a, &b), "refused pieces changed the audio: %zu vs %zu samples",
+          b.audio.count, a.audio.count);
     capture_free(&a);
     capture_free(&b);
   }
@@ -172,7 +164,7 @@ int main(void) {
     rc = stream(s, "Hello there. \xE2\x82", 0, &c);
     CHECK(rc == KOKORO_ERR_INVALID_TEXT, "ended inside a character: %d", rc);
     CHECK(strstr(kokoro_last_error(), "inside a UTF-8 character") != NULL, "message: %s", kokoro_last_error());
-    CHECK(c.count > KOKORO_SAMPLE_RATE / 2, "the rest must be spoken: %zu samples", c.count);
+    CHECK(c.audio.count > KOKORO_SAMPLE_RATE / 2, "the rest must be spoken: %zu samples", c.audio.count);
     capture_free(&c);
   }
 
@@ -189,7 +181,7 @@ int main(void) {
     CHECK(rc == KOKORO_ERR_BUSY, "second begin: %d", rc);
     rc = kokoro_session_end_text(s);
     CHECK(rc == KOKORO_OK, "an empty stream: %d %s", rc, kokoro_last_error());
-    CHECK(c.count == 0, "an empty stream said %zu samples", c.count);
+    CHECK(c.audio.count == 0, "an empty stream said %zu samples", c.audio.count);
     capture_free(&c);
   }
 
@@ -211,7 +203,7 @@ int main(void) {
     capture_free(&c);
     capture_init(&c, 64);
     rc = stream(s, "Still here.", 0, &c);
-    CHECK(rc == KOKORO_OK && c.count > 0, "after a stop: %d, %zu samples", rc, c.count);
+    CHECK(rc == KOKORO_OK && c.audio.count > 0, "after a stop: %d, %zu samples", rc, c.audio.count);
     capture_free(&c);
   }
 
@@ -227,6 +219,6 @@ int main(void) {
   CHECK(kokoro_session_end_text(s) == KOKORO_ERR_INVALID_HANDLE, "closed session");
   kokoro_model_close(m);
   capture_free(&whole);
-  printf("text stream: %zu samples, %d words\n", whole.count, whole.words);
+  printf("text stream: %zu samples, %d words\n", whole.audio.count, whole.words);
   return g_failures ? 1 : 0;
 }
