@@ -59,7 +59,8 @@ std::vector<Span> sentences_of(const Frontend& frontend, const std::string& text
   return out;
 }
 
-// A word reaching the device: when, where it is in the corpus text, and the audio still queued before it.
+// A word reaching the device: when, where it is in the corpus text, and the audio still queued before it
+// (negative: the device has played everything before it and been idle that long).
 struct WordSeen {
   double t = 0;
   size_t begin = 0;
@@ -81,7 +82,7 @@ class FeedSession {
     engine_->on_event([this](const StreamEvent& e) {
       if (e.kind != StreamEvent::Kind::word) return;
       const double t = std::chrono::duration<double>(Clock::now() - t0_).count();
-      const double ahead = sink_.seconds_until_played();  // the audio before this word, still to play
+      const double ahead = sink_.play_end_offset();  // the audio before this word, still to play
       std::lock_guard<std::mutex> lock(mutex_);
       if (auto it = offsets_.find(e.utterance); it != offsets_.end()) words_.push_back({t, it->second + e.text_begin, ahead});
     });
@@ -171,8 +172,11 @@ std::vector<SentenceDelay> delays(const std::vector<Span>& sentences, const std:
     SentenceDelay d;
     for (const WordSeen& w : words)
       if (w.begin >= s.begin && w.begin < s.end) {
+        const double heard = w.t + std::max(0.0, w.ahead_s);
         d.ready_ms = 1e3 * (w.t - last_char);
-        d.heard_ms = 1e3 * (w.t + w.ahead_s - last_char);
+        d.heard_ms = 1e3 * (heard - last_char);
+        // The earliest it could be heard: its last character there and the audio before it played.
+        d.wait_ms = 1e3 * std::max(0.0, heard - std::max(last_char, w.t + w.ahead_s));
         break;
       }
     out.push_back(d);
@@ -180,22 +184,23 @@ std::vector<SentenceDelay> delays(const std::vector<Span>& sentences, const std:
   return out;
 }
 
-std::vector<double> field(const std::vector<SentenceDelay>& v, bool heard) {
+std::vector<double> field(const std::vector<SentenceDelay>& v, double SentenceDelay::*which) {
   std::vector<double> out;
   for (const SentenceDelay& d : v)
-    if (d.ready_ms >= 0) out.push_back(heard ? d.heard_ms : d.ready_ms);
+    if (d.ready_ms >= 0) out.push_back(d.*which);
   return out;
 }
 
 nlohmann::json summary(const std::vector<SentenceDelay>& v) {
-  const std::vector<double> ready = field(v, false), heard = field(v, true);
-  return {{"sentences", ready.size()},
-          {"ready_ms_p50", percentile(ready, 50)},
-          {"ready_ms_p95", percentile(ready, 95)},
-          {"ready_ms_max", percentile(ready, 100)},
-          {"heard_ms_p50", percentile(heard, 50)},
-          {"heard_ms_p95", percentile(heard, 95)},
-          {"heard_ms_max", percentile(heard, 100)}};
+  nlohmann::json j = {{"sentences", field(v, &SentenceDelay::ready_ms).size()}};
+  for (const auto& [name, which] : {std::pair{"ready", &SentenceDelay::ready_ms}, std::pair{"heard", &SentenceDelay::heard_ms},
+                                    std::pair{"wait", &SentenceDelay::wait_ms}}) {
+    const std::vector<double> x = field(v, which);
+    j[std::string(name) + "_ms_p50"] = percentile(x, 50);
+    j[std::string(name) + "_ms_p95"] = percentile(x, 95);
+    j[std::string(name) + "_ms_max"] = percentile(x, 100);
+  }
+  return j;
 }
 
 }  // namespace
@@ -256,8 +261,11 @@ nlohmann::json to_json(const FeedResult& r) {
   // The yardstick: the delay as a machine of 160 GFLOP/s (2-thread GEMM peak) would see it.
   const double scale = r.peak.gflops_n > 0 ? r.peak.gflops_n / 160.0 : 0.0;
   j["scale_to_160_gflops"] = scale;
-  j["streamed_ready_ms_p95_at_160"] = scale * percentile(field(all_streamed, false), 95);
-  j["streamed_ready_ms_max_at_160"] = scale * percentile(field(all_streamed, false), 100);
+  for (const char* which : {"ready", "wait"})
+    for (const char* stat : {"p50", "p95", "max"}) {
+      const std::string key = std::string(which) + "_ms_" + stat;
+      j["streamed_" + key + "_at_160"] = scale * j["streamed"][key].get<double>();
+    }
   add_run_context(j, r.wall_s, r.cpu_s, r.loadavg_before, r.loadavg_after, r.peak);
   return j;
 }
@@ -265,22 +273,25 @@ nlohmann::json to_json(const FeedResult& r) {
 std::string to_table(const FeedResult& r) {
   const nlohmann::json j = to_json(r);
   std::ostringstream out;
-  char line[400];
+  char line[512];
   std::snprintf(line, sizeof line,
                 "kokoro-bench --feed-wps %g: each corpus fed word by word into one session (%s, %s), simulated "
-                "real-time device\ndelay from a sentence's last character to its first audio (ms): ready = handed "
-                "to the device, heard = played (after the audio queued before it)\n",
+                "real-time device\nms from a sentence's last character to its first audio: wait = beyond the audio "
+                "before it (0: no gap), ready = handed to the device, heard = played\n",
                 r.options.words_per_second, j["mode"].get<std::string>().c_str(), r.options.voice.c_str());
   out << line;
-  out << "corpus      sentences | streamed ready p50   p95   max | heard p50    p95 | lines ready p50    p95 | "
-         "heard p50    p95 | dry s/l\n";
+  out << "                     |   streamed: wait             ready                heard      |  lines: wait"
+         "               heard      |\n"
+         "corpus     sentences |   p50    p95    max |   p50    p95    max |   p50     p95 |   p50    p95    max |"
+         "    p50     p95 | dry s/l\n";
+  auto ms = [](const nlohmann::json& s, const char* key) { return s[key].get<double>(); };
   auto row = [&](const std::string& name, const nlohmann::json& s, const nlohmann::json& l, const std::string& dry) {
     std::snprintf(line, sizeof line,
-                  "%-10s  %9d | %18.0f %5.0f %5.0f | %9.0f %6.0f | %15.0f %6.0f | %9.0f %6.0f | %s\n", name.c_str(),
-                  s["sentences"].get<int>(), s["ready_ms_p50"].get<double>(), s["ready_ms_p95"].get<double>(),
-                  s["ready_ms_max"].get<double>(), s["heard_ms_p50"].get<double>(), s["heard_ms_p95"].get<double>(),
-                  l["ready_ms_p50"].get<double>(), l["ready_ms_p95"].get<double>(), l["heard_ms_p50"].get<double>(),
-                  l["heard_ms_p95"].get<double>(), dry.c_str());
+                  "%-10s %9d | %5.0f %6.0f %6.0f | %5.0f %6.0f %6.0f | %5.0f %7.0f | %5.0f %6.0f %6.0f | %6.0f %7.0f | %s\n",
+                  name.c_str(), s["sentences"].get<int>(), ms(s, "wait_ms_p50"), ms(s, "wait_ms_p95"),
+                  ms(s, "wait_ms_max"), ms(s, "ready_ms_p50"), ms(s, "ready_ms_p95"), ms(s, "ready_ms_max"),
+                  ms(s, "heard_ms_p50"), ms(s, "heard_ms_p95"), ms(l, "wait_ms_p50"), ms(l, "wait_ms_p95"),
+                  ms(l, "wait_ms_max"), ms(l, "heard_ms_p50"), ms(l, "heard_ms_p95"), dry.c_str());
     out << line;
   };
   for (const auto& c : j["corpora"])
@@ -288,11 +299,11 @@ std::string to_table(const FeedResult& r) {
         std::to_string(c["dry_streamed"].get<int>()) + "/" + std::to_string(c["dry_lines"].get<int>()));
   row("all", j["streamed"], j["lines"], "");
   std::snprintf(line, sizeof line,
-                "streamed ready p95 / max scaled to 160 GFLOP/s (x %.2f): %.0f / %.0f ms\n"
+                "streamed, scaled to 160 GFLOP/s (x %.2f): wait p95 / max %.0f / %.0f ms, ready p95 / max %.0f / %.0f ms\n"
                 "CPU %.1f s in %.1f s, load %.1f -> %.1f\nGEMM peak %.1f GFLOP/s on 1 thread, %.1f on %d\n",
-                j["scale_to_160_gflops"].get<double>(), j["streamed_ready_ms_p95_at_160"].get<double>(),
-                j["streamed_ready_ms_max_at_160"].get<double>(), r.cpu_s, r.wall_s, r.loadavg_before, r.loadavg_after,
-                r.peak.gflops_1, r.peak.gflops_n, r.peak.threads);
+                ms(j, "scale_to_160_gflops"), ms(j, "streamed_wait_ms_p95_at_160"), ms(j, "streamed_wait_ms_max_at_160"),
+                ms(j, "streamed_ready_ms_p95_at_160"), ms(j, "streamed_ready_ms_max_at_160"), r.cpu_s, r.wall_s,
+                r.loadavg_before, r.loadavg_after, r.peak.gflops_1, r.peak.gflops_n, r.peak.threads);
   out << line;
   return out.str();
 }
