@@ -78,6 +78,17 @@ double percentile(std::vector<double> v, double p) {
   return v[lo] + (v[hi] - v[lo]) * (pos - lo);
 }
 
+void add_run_context(nlohmann::json& j, double wall_s, double cpu_s, double loadavg_before, double loadavg_after,
+                     const GemmPeak& peak) {
+  j["wall_s"] = wall_s;
+  j["cpu_s"] = cpu_s;
+  j["loadavg_before"] = loadavg_before;
+  j["loadavg_after"] = loadavg_after;
+  j["gemm_peak_gflops_1"] = peak.gflops_1;
+  j["gemm_peak_gflops_n"] = peak.gflops_n;
+  j["gemm_peak_threads"] = peak.threads;
+}
+
 nlohmann::json to_json(const BenchResult& r, const ModelFile& model) {
   const Totals t = totals(all(r), model);
   nlohmann::json j = summary(t);

@@ -38,6 +38,11 @@ struct BenchResult {
 
 double percentile(std::vector<double> v, double p);  // p in [0, 100], linear interpolation
 
+// What the machine did around a run, as --streams and --feed-wps write it: wall_s, cpu_s, loadavg_before/after,
+// gemm_peak_gflops_1/_n, gemm_peak_threads.
+void add_run_context(nlohmann::json& j, double wall_s, double cpu_s, double loadavg_before, double loadavg_after,
+                     const GemmPeak& peak);
+
 nlohmann::json to_json(const BenchResult& r, const ModelFile& model);
 std::string to_table(const BenchResult& r, const ModelFile& model);
 // Writes ttfa_cdf.png and stages.png into dir (created if needed) with gnuplot; throws when gnuplot fails.

@@ -10,6 +10,8 @@
 //                                                   peak_rss_mb, load_ms, mode, threads, stages, corpora...)
 //   build/bin/kokoro-bench --plot docs/bench        ttfa_cdf.png and stages.png (gnuplot)
 //   build/bin/kokoro-bench --phoneme-file P.txt     one phoneme string per line, no frontend (bench/peers/)
+//   build/bin/kokoro-bench --feed-wps 4             text streaming in: each corpus fed word by word at 4 words/s,
+//                                                   the delay from each sentence's end to its audio (bench/text_feed.h)
 //
 // Each corpus file is read as one utterance per non-empty line, except passage.txt, which is one utterance
 // (a ~2-minute text the frontend splits into segments). One untimed warm-up utterance runs first.
@@ -30,6 +32,7 @@
 #include "bench/bench_runner.h"
 #include "bench/gemm_peak.h"
 #include "bench/multi_stream.h"
+#include "bench/text_feed.h"
 #include "core/assets.h"
 #include "core/error.h"
 #include "core/kernels.h"
@@ -67,6 +70,27 @@ std::vector<std::string> read_items(const std::string& path, bool whole) {
 
 std::vector<std::string> read_corpus(const std::string& dir, const std::string& name) {
   return read_items(dir + "/" + name + ".txt", name == "passage");
+}
+
+// The corpora named in a comma-separated list, each with its items; throws when none is named.
+std::vector<std::pair<std::string, std::vector<std::string>>> read_corpora(const std::string& dir, const std::string& names) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> out;
+  for (std::stringstream ss(names); ss.good();) {
+    std::string name;
+    std::getline(ss, name, ',');
+    if (!name.empty()) out.emplace_back(name, read_corpus(dir, name));
+  }
+  if (out.empty()) throw Error("kokoro-bench: no corpus selected");
+  return out;
+}
+
+// The JSON on stdout (--json) or the table, and the JSON into json_file when one is named.
+void print_result(const nlohmann::json& j, const std::string& table, bool json, const std::string& json_file) {
+  if (!json_file.empty()) std::ofstream(json_file) << j.dump(2) << "\n";
+  if (json)
+    std::cout << j.dump(2) << "\n";
+  else
+    std::cout << table;
 }
 
 // ALBERT + prosody + text encoder on the first 20 phoneme tokens of a fixed sentence (median of `runs`).
@@ -187,6 +211,12 @@ int main(int argc, char** argv) {
                "Also run bench/quality (ASR word errors, DNSMOS, LSD/MCD against whole-sentence exact mode; needs PyPI "
                "once) on this mode and precision; adds a \"quality\" object to the JSON");
   app.add_option("--phoneme-file", phoneme_file, "Time these phoneme strings (one segment per line) instead of corpora");
+  double feed_wps = 0;
+  app.add_option("--feed-wps", feed_wps,
+                 "Feed each corpus word by word at this many words per second into one streamed utterance (text that "
+                 "streams in) and report each sentence's delay from its last character to its first audio, beside the "
+                 "same feed read line by line (0: off)")
+      ->check(CLI::Range(0.0, 1000.0));
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -201,6 +231,37 @@ int main(int argc, char** argv) {
     r.threads = threads;
     assets = find_assets_dir(assets);
 
+    if (feed_wps > 0) {
+      if (streams > 0 || !phoneme_file.empty() || quality || !plot_dir.empty() || first_words > 0)
+        throw Error("--feed-wps takes corpora only (no --streams, --phoneme-file, --quality, --plot or --first-words)");
+      ModelOptions mo;
+      mo.model_path = default_model_path(model_path);
+      mo.assets_dir = assets;
+      const std::shared_ptr<Model> model = Model::open(mo);
+      model->synthesizer()->model().persist_prepared_weights();
+      std::vector<std::pair<std::string, std::string>> texts;
+      for (const auto& [name, items] : read_corpora(corpus_dir, corpora)) {
+        std::string text;  // the corpus as its file has it: one item a line (passage: one item of many lines)
+        for (const std::string& item : items) text += item + "\n";
+        texts.emplace_back(name, std::move(text));
+      }
+      FeedOptions fo;
+      fo.words_per_second = feed_wps;
+      fo.mode = mode == "engine-exact" ? SynthesisMode::exact : parse_synthesis_mode(mode);
+      fo.voice = voice;
+      fo.max_slice_seconds = max_slice;
+      fo.repeat = repeat;
+      FeedResult fr = run_text_feed(*model, texts, fo);
+      fr.threads = threads;
+      if (!no_peak) fr.peak = measure_gemm_peak(threads);
+      nlohmann::json j = to_json(fr);
+      j["precision"] = precision_name(precision());
+      j["kernel_family"] = kernel_family();
+      j["corpora_names"] = corpora;
+      print_result(j, to_table(fr), json, json_file);
+      return 0;
+    }
+
     if (streams > 0) {
       if (!phoneme_file.empty() || quality || !plot_dir.empty() || first_words > 0)
         throw Error("--streams takes corpora only (no --phoneme-file, --quality, --plot or --first-words)");
@@ -211,14 +272,7 @@ int main(int argc, char** argv) {
       mo.compute_slots = slots;
       const std::shared_ptr<Model> model = Model::open(mo);
       std::vector<std::string> texts;
-      for (std::stringstream ss(corpora); ss.good();) {
-        std::string name;
-        std::getline(ss, name, ',');
-        if (name.empty()) continue;
-        const std::vector<std::string> items = read_corpus(corpus_dir, name);
-        texts.insert(texts.end(), items.begin(), items.end());
-      }
-      if (texts.empty()) throw Error("kokoro-bench: no corpus selected");
+      for (const auto& [name, items] : read_corpora(corpus_dir, corpora)) texts.insert(texts.end(), items.begin(), items.end());
       MultiStreamOptions so;
       so.streams = streams;
       so.mode = mode == "engine-exact" ? SynthesisMode::exact : parse_synthesis_mode(mode);
@@ -236,11 +290,7 @@ int main(int argc, char** argv) {
       j["precision"] = precision_name(precision());
       j["kernel_family"] = kernel_family();
       j["corpora"] = corpora;
-      if (!json_file.empty()) std::ofstream(json_file) << j.dump(2) << "\n";
-      if (json)
-        std::cout << j.dump(2) << "\n";
-      else
-        std::cout << to_table(mr);
+      print_result(j, to_table(mr), json, json_file);
       return 0;
     }
 
@@ -259,16 +309,8 @@ int main(int argc, char** argv) {
     r.rss_after_frontend_mb = current_rss_mb();
 
     std::vector<std::pair<std::string, std::vector<std::string>>> texts;
-    if (!phoneme_file.empty()) {
-      texts.emplace_back("phonemes", read_items(phoneme_file, false));
-      corpora.clear();
-    }
-    for (std::stringstream ss(corpora); ss.good();) {
-      std::string name;
-      std::getline(ss, name, ',');
-      if (!name.empty()) texts.emplace_back(name, read_corpus(corpus_dir, name));
-    }
-    if (texts.empty()) throw Error("kokoro-bench: no corpus selected");
+    if (!phoneme_file.empty()) texts.emplace_back("phonemes", read_items(phoneme_file, false));
+    else texts = read_corpora(corpus_dir, corpora);
 
     runner->run(texts.front().second.front());  // warm-up: first-touch of weights and buffers
     // As kokoro-say and kokoro-jack do: the prepared weights go to the user's store, and from then on they
@@ -301,11 +343,7 @@ int main(int argc, char** argv) {
 
     nlohmann::json j = to_json(r, synth->model());
     if (quality) j["quality"] = run_quality(mode, r.precision, voice);
-    if (!json_file.empty()) std::ofstream(json_file) << j.dump(2) << "\n";
-    if (json)
-      std::cout << j.dump(2) << "\n";
-    else
-      std::cout << to_table(r, synth->model());
+    print_result(j, to_table(r, synth->model()), json, json_file);
     if (!plot_dir.empty()) write_plots(r, plot_dir);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kokoro-bench: %s\n", e.what());

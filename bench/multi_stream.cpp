@@ -176,15 +176,9 @@ nlohmann::json to_json(const MultiStreamResult& r) {
   j["ttfa_ms_max"] = percentile(all, 100);
   j["dry_utterances"] = dry;
   j["audio_s"] = audio;
-  j["wall_s"] = r.wall_s;
-  j["cpu_s"] = r.cpu_s;
   j["peak_rss_mb"] = r.peak_rss_mb;
   j["load_ms"] = r.load_ms;
-  j["loadavg_before"] = r.loadavg_before;
-  j["loadavg_after"] = r.loadavg_after;
-  j["gemm_peak_gflops_1"] = r.peak.gflops_1;
-  j["gemm_peak_gflops_n"] = r.peak.gflops_n;
-  j["gemm_peak_threads"] = r.peak.threads;
+  add_run_context(j, r.wall_s, r.cpu_s, r.loadavg_before, r.loadavg_after, r.peak);
   return j;
 }
 

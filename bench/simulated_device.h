@@ -70,10 +70,12 @@ class SimulatedDeviceSink final : public AudioSink {
   bool plays_in_real_time() const override { return true; }
 
   // Seconds until the device has played everything written so far (0 when idle).
-  double seconds_until_played() const {
+  double seconds_until_played() const { return std::max(0.0, play_end_offset()); }
+  // The same, signed: negative when the device has played everything and been idle (or dry) that long.
+  double play_end_offset() const {
     std::lock_guard<std::mutex> lock(m_);
-    if (!playing_) return std::max(0.0, std::chrono::duration<double>(played_until_ - Clock::now()).count());
-    return std::max(0.0, gap_s_ + static_cast<double>(written_) / kEngineSampleRate - seconds(Clock::now()));
+    if (!playing_) return std::chrono::duration<double>(played_until_ - Clock::now()).count();
+    return gap_s_ + static_cast<double>(written_) / kEngineSampleRate - seconds(Clock::now());
   }
 
   // What the device would have done since the last call (one utterance).

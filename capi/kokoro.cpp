@@ -16,94 +16,25 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include <atomic>
-#include <cmath>
-#include <condition_variable>
-#include <map>
+#include <algorithm>
 #include <memory>
-#include <mutex>
 #include <new>
-#include <optional>
 #include <string>
 #include <thread>
-#include <vector>
 
-#include "capi/callback_sink.h"
 #include "capi/registry.h"
+#include "capi/session.h"
 #include "core/assets.h"
 #include "core/error.h"
 #include "core/model_file.h"
 #include "core/parallel.h"
 #include "core/precision.h"
 #include "engine/model.h"
-#include "engine/speaker.h"
 #include "frontend/utf8.h"
-#include "frontend/voice_language.h"
 
 #ifndef KOKORO_VERSION_STRING
 #define KOKORO_VERSION_STRING "0.0.0"
 #endif
-
-namespace {
-
-using kokoro::capi::CallbackSink;
-
-thread_local std::string t_last_error;
-
-int fail(int status, const std::string& message) {
-  t_last_error = message;
-  return status;
-}
-
-// kokoro_speak_options with its strings owned (a session's defaults outlive the caller's struct).
-struct OwnedOptions {
-  std::optional<std::string> voice, language, mode;
-  float speed = 0;
-  uint64_t seed = 0;
-  bool seed_set = false;
-  int phonemes = 0;
-};
-
-// What one call resolves to: the session's defaults under the call's nonzero fields.
-struct CallSettings {
-  std::string voice, language, mode;
-  float speed = 1.0f;
-  uint64_t seed = 0;
-  bool phonemes = false;
-};
-
-}  // namespace
-
-struct kokoro_model {
-  std::shared_ptr<const kokoro::Model> model;
-  std::vector<const char*> voice_name_ptrs;
-  std::atomic<bool> prepared_persisted{false};  // the first successful speak writes the prepared weights
-};
-
-struct kokoro_session {
-  std::shared_ptr<kokoro_model> model;  // keeps the model (and its voice name strings) alive
-  OwnedOptions defaults;
-
-  CallbackSink sink;
-  std::atomic<bool> busy{false};
-
-  // Guards `engine` against kokoro_session_stop while a speak replaces it, and orders stop against say.
-  std::mutex stop_mutex;
-  bool stop_requested = false;
-  std::unique_ptr<kokoro::StreamEngine> engine;
-  kokoro::SynthesisMode engine_mode = kokoro::SynthesisMode::slice;
-
-  // The report of the utterance being spoken (set on the engine's output thread).
-  std::mutex report_mutex;
-  std::condition_variable report_cv;
-  uint64_t waiting_for = 0;
-  std::optional<kokoro::UtteranceReport> report;
-
-  ~kokoro_session() {
-    // The engine's threads use `sink`; they must be gone before it is.
-    engine.reset();
-  }
-};
 
 struct kokoro_engine {
   std::shared_ptr<kokoro_session> session;
@@ -111,7 +42,17 @@ struct kokoro_engine {
 
 namespace {
 
+using kokoro::capi::CallSettings;
+using kokoro::capi::fail;
+using kokoro::capi::known_size;
+using kokoro::capi::OwnedOptions;
+using kokoro::capi::parse_mode;
+using kokoro::capi::prepare_engine;
+using kokoro::capi::read_options;
 using kokoro::capi::Registry;
+using kokoro::capi::resolve;
+using kokoro::capi::speak;
+using kokoro::capi::stop;
 
 Registry<kokoro_model> g_models;
 Registry<kokoro_session> g_sessions;
@@ -120,180 +61,6 @@ Registry<kokoro_engine> g_engines;
 int invalid_handle(const void* handle, const char* what, const char* from) {
   return fail(KOKORO_ERR_INVALID_HANDLE, handle ? std::string(what) + " handle is not open (closed already, or not from " + from + ")"
                                                 : std::string(what) + " handle is NULL");
-}
-
-// A struct's size field: 0 (zero-initialised: this header's version) or exactly the size we know.
-bool known_size(size_t size, size_t ours, const char* what) {
-  if (size == 0 || size == ours) return true;
-  fail(KOKORO_ERR_STRUCT_SIZE, std::string(what) + ".size is " + std::to_string(size) + ", this library knows " +
-                                   std::to_string(ours) + " (set it to sizeof(" + what + ") or 0)");
-  return false;
-}
-
-// Copies and checks a caller's options (NULL: none set). KOKORO_OK, or the error (set).
-int read_options(const kokoro_speak_options* options, OwnedOptions& out) {
-  out = OwnedOptions{};
-  if (!options) return KOKORO_OK;
-  if (!known_size(options->size, sizeof(kokoro_speak_options), "kokoro_speak_options")) return KOKORO_ERR_STRUCT_SIZE;
-  for (const char* s : {options->voice, options->language, options->mode})
-    if (s && !kokoro::utf8::is_valid(s))
-      return fail(KOKORO_ERR_INVALID_ARGUMENT, "voice, language or mode is not valid UTF-8");
-  if (options->voice) out.voice = options->voice;
-  if (options->language) out.language = options->language;
-  if (options->mode) out.mode = options->mode;
-  out.speed = options->speed;
-  out.seed = options->seed;
-  out.seed_set = options->seed != 0;
-  out.phonemes = options->phonemes;
-  return KOKORO_OK;
-}
-
-// The call's settings: its own fields, else the session's defaults, else the library's. False with the error set.
-bool resolve(const OwnedOptions& defaults, const OwnedOptions& call, CallSettings& out, int& status) {
-  out.voice = call.voice ? *call.voice : defaults.voice ? *defaults.voice : "af_heart";
-  const std::optional<std::string>& lang = call.language ? call.language : defaults.language;
-  out.language = lang ? *lang : kokoro::language_for_voice(out.voice);
-  if (out.language.empty()) out.language = "en-us";
-  out.mode = call.mode ? *call.mode : defaults.mode ? *defaults.mode : "";
-  const float speed = call.speed != 0.0f ? call.speed : defaults.speed;
-  out.speed = speed == 0.0f ? 1.0f : speed;
-  out.seed = call.seed_set ? call.seed : defaults.seed;
-  out.phonemes = (call.phonemes ? call.phonemes : defaults.phonemes) != 0;
-  if (!std::isfinite(out.speed) || out.speed < 0.25f || out.speed > 4.0f) {
-    status = fail(KOKORO_ERR_INVALID_ARGUMENT, "speed " + std::to_string(out.speed) + " is outside 0.25..4");
-    return false;
-  }
-  if (out.voice.empty()) {
-    status = fail(KOKORO_ERR_VOICE, "voice name is empty");
-    return false;
-  }
-  return true;
-}
-
-bool parse_mode(const std::string& name, kokoro::SynthesisMode& mode, int& status) {
-  mode = kokoro::SpeakerOptions{}.mode;
-  if (name.empty()) return true;
-  try {
-    mode = kokoro::parse_synthesis_mode(name);
-    return true;
-  } catch (const std::exception& ex) {
-    status = fail(KOKORO_ERR_INVALID_ARGUMENT, ex.what());
-    return false;
-  }
-}
-
-// The session's engine for this mode: the existing one when the mode matches, else a new one (the old one is
-// destroyed first; its threads are idle between calls).
-int prepare_engine(kokoro_session& s, kokoro::SynthesisMode mode) {
-  if (s.engine && s.engine_mode == mode) return KOKORO_OK;
-  std::unique_ptr<kokoro::StreamEngine> old;
-  {
-    std::lock_guard<std::mutex> lock(s.stop_mutex);
-    old = std::move(s.engine);
-  }
-  old.reset();  // joins its threads: outside the lock, which a callback's stop request takes
-  std::unique_ptr<kokoro::StreamEngine> engine;
-  try {
-    // No voice or language of its own: every call brings them (kokoro::UtteranceSettings).
-    const kokoro::Model& m = *s.model->model;
-    engine = std::make_unique<kokoro::StreamEngine>(m.synthesizer(), m.frontend("en-us"), kokoro::VoicePack{}, s.sink,
-                                                    kokoro::EngineVoice{}, mode, m.stream_options(mode));
-  } catch (const std::exception& ex) {
-    return fail(KOKORO_ERR_MODEL, ex.what());
-  }
-  kokoro_session* sp = &s;
-  engine->on_report([sp](const kokoro::UtteranceReport& r) {
-    // One utterance is in flight per session (each call waits for its report), so a report that comes
-    // while a call waits is that call's.
-    std::lock_guard<std::mutex> lock(sp->report_mutex);
-    if (sp->waiting_for == 0) return;
-    sp->report = r;
-    sp->report_cv.notify_all();
-  });
-  engine->on_event([sp](const kokoro::StreamEvent& ev) { sp->sink.deliver_event(ev); });
-  std::lock_guard<std::mutex> lock(s.stop_mutex);
-  s.engine = std::move(engine);
-  s.engine_mode = mode;
-  return KOKORO_OK;
-}
-
-int speak(kokoro_session& s, const char* text, const kokoro_speak_options* options, kokoro_audio_callback on_audio,
-          kokoro_event_callback on_event, void* user_data) {
-  if (!text) return fail(KOKORO_ERR_INVALID_ARGUMENT, "text is NULL");
-  const std::string_view view(text);
-  if (view.empty()) return fail(KOKORO_ERR_INVALID_ARGUMENT, "text is empty");
-  if (!kokoro::utf8::is_valid(view)) return fail(KOKORO_ERR_INVALID_TEXT, "text is not valid UTF-8");
-  OwnedOptions call;
-  int status = read_options(options, call);
-  if (status != KOKORO_OK) return status;
-  CallSettings c;
-  if (!resolve(s.defaults, call, c, status)) return status;
-  kokoro::SynthesisMode mode;
-  if (!parse_mode(c.mode, mode, status)) return status;
-
-  {
-    // Under stop_mutex: a stop that sees the call busy always reaches it.
-    std::lock_guard<std::mutex> lock(s.stop_mutex);
-    if (s.busy.load()) return fail(KOKORO_ERR_BUSY, "another speak is running on this session");
-    s.busy.store(true);
-    s.stop_requested = false;
-  }
-  struct Release {
-    kokoro_session& s;
-    ~Release() {
-      s.sink.end_call();
-      {
-        std::lock_guard<std::mutex> lock(s.report_mutex);
-        s.waiting_for = 0;
-        s.report.reset();
-      }
-      s.busy.store(false);
-    }
-  } release{s};
-
-  kokoro::UtteranceSettings settings;
-  const kokoro::Model& model = *s.model->model;
-  try {
-    settings.voice = model.voice(c.voice);
-  } catch (const std::exception& ex) {
-    return fail(KOKORO_ERR_VOICE, ex.what());
-  }
-  try {
-    settings.frontend = model.frontend(c.language);
-  } catch (const std::exception& ex) {
-    return fail(KOKORO_ERR_LANGUAGE, ex.what());
-  }
-  settings.voice_options = kokoro::EngineVoice{c.speed, c.phonemes, c.seed, false};
-  if (int rc = prepare_engine(s, mode); rc != KOKORO_OK) return rc;
-
-  {
-    // Under stop_mutex: a stop either comes first (nothing is said) or stops what was said.
-    std::lock_guard<std::mutex> lock(s.stop_mutex);
-    if (s.stop_requested) return fail(KOKORO_STOPPED, "stopped");
-    std::lock_guard<std::mutex> rlock(s.report_mutex);
-    s.report.reset();
-    s.sink.begin_call(on_audio, on_event, user_data);  // before say(): its first event may come at once
-    s.waiting_for = s.engine->say(std::string(view), std::move(settings));
-  }
-  std::unique_lock<std::mutex> lock(s.report_mutex);
-  s.report_cv.wait(lock, [&] { return s.report.has_value(); });
-  const kokoro::UtteranceReport r = *s.report;
-  lock.unlock();
-  if (!r.error.empty()) return fail(KOKORO_ERR_SYNTHESIS, r.error);
-  if (r.interrupted || s.sink.call_stopped()) {
-    t_last_error = "stopped";
-    return KOKORO_STOPPED;
-  }
-  return KOKORO_OK;
-}
-
-int stop(kokoro_session& s) {
-  std::lock_guard<std::mutex> lock(s.stop_mutex);
-  if (!s.busy.load()) return KOKORO_OK;
-  s.stop_requested = true;
-  s.sink.stop_call();  // no callback starts after this
-  if (s.engine) s.engine->stop();
-  return KOKORO_OK;
 }
 
 // Runs a C entry point's body: no C++ exception leaves the library.
@@ -395,7 +162,7 @@ extern "C" {
 
 const char* kokoro_version(void) { return KOKORO_VERSION_STRING; }
 
-const char* kokoro_last_error(void) { return t_last_error.c_str(); }
+const char* kokoro_last_error(void) { return kokoro::capi::last_error().c_str(); }
 
 const char* kokoro_status_string(int status) {
   switch (status) {
@@ -514,6 +281,30 @@ int kokoro_session_speak(kokoro_session* session, const char* text, const kokoro
   if (!s) return invalid_handle(session, "session", "kokoro_session_new");
   return guarded([&] {
     const int status = speak(*s, text, options, on_audio, on_event, user_data);
+    if (status == KOKORO_OK) persist_prepared_once(*s->model);
+    return status;
+  });
+}
+
+int kokoro_session_begin_text(kokoro_session* session, const kokoro_speak_options* options,
+                              kokoro_audio_callback on_audio, kokoro_event_callback on_event, void* user_data,
+                              double pause_flush_seconds) {
+  auto s = g_sessions.find(session);
+  if (!s) return invalid_handle(session, "session", "kokoro_session_new");
+  return guarded([&] { return kokoro::capi::begin_text(*s, options, on_audio, on_event, user_data, pause_flush_seconds); });
+}
+
+int kokoro_session_append_text(kokoro_session* session, const char* text, size_t length) {
+  auto s = g_sessions.find(session);
+  if (!s) return invalid_handle(session, "session", "kokoro_session_new");
+  return guarded([&] { return kokoro::capi::append_text(*s, text, length); });
+}
+
+int kokoro_session_end_text(kokoro_session* session) {
+  auto s = g_sessions.find(session);
+  if (!s) return invalid_handle(session, "session", "kokoro_session_new");
+  return guarded([&] {
+    const int status = kokoro::capi::end_text(*s);
     if (status == KOKORO_OK) persist_prepared_once(*s->model);
     return status;
   });

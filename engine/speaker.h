@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "core/voice.h"
 #include "engine/stream_engine.h"
@@ -39,6 +40,11 @@ class Speaker {
 
   uint64_t say(std::string text);  // queues; returns at once with the utterance id its events carry
   void stop();                 // barge-in: drop everything queued and the utterance being spoken
+  // Text that streams in (StreamEngine::begin_text): one utterance whose text comes in pieces, each sentence
+  // spoken as soon as it is complete; a pause of pause_flush_seconds in the input speaks what is there.
+  uint64_t begin_text(double pause_flush_seconds = StreamEngine::kDefaultPauseFlushSeconds);
+  bool append_text(uint64_t utterance, std::string_view text);
+  bool end_text(uint64_t utterance);
   // Blocks until every utterance said so far has been handed to the sink (or timeout; false then).
   bool wait_idle(double timeout_seconds = 3600);
   void on_report(std::function<void(const UtteranceReport&)> callback);

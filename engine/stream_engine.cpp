@@ -8,34 +8,11 @@
 #include "core/error.h"
 #include "core/heap.h"
 #include "engine/word_timing.h"
+#include "frontend/sentence_feed.h"
 #include "frontend/utf8.h"
 #include "vocoder/stream_decoder.h"
 
 namespace kokoro {
-
-namespace {
-
-
-// The next piece of text for the frontend: everything if it is short, else up to max_bytes cut after the
-// last newline, else after the last sentence end followed by a space, else at the last space, else at a
-// UTF-8 character boundary.
-size_t piece_end(const std::string& text, size_t begin, size_t max_bytes) {
-  if (text.size() - begin <= max_bytes) return text.size();
-  const size_t limit = begin + max_bytes;
-  const std::string_view window(text.data() + begin, max_bytes);
-  if (auto nl = window.rfind('\n'); nl != std::string_view::npos && nl > 0) return begin + nl + 1;
-  for (size_t i = max_bytes - 1; i > 0; --i) {
-    const char c = window[i - 1];
-    if ((c == '.' || c == '!' || c == '?') && window[i] == ' ') return begin + i + 1;
-  }
-  if (auto sp = window.rfind(' '); sp != std::string_view::npos && sp > 0) return begin + sp + 1;
-  size_t end = limit;
-  while (end > begin + 1 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
-  return end;
-}
-
-
-}  // namespace
 
 StreamEngine::StreamEngine(std::shared_ptr<const Synthesizer> synth, std::shared_ptr<const Frontend> frontend,
                            VoicePack voice, AudioSink& sink, EngineVoice voice_options, SynthesisMode mode,
@@ -105,14 +82,18 @@ StreamEngine::~StreamEngine() {
 uint64_t StreamEngine::say(std::string text) { return say(std::move(text), UtteranceSettings{nullptr, nullptr, voice_options_}); }
 
 uint64_t StreamEngine::say(std::string text, UtteranceSettings settings) {
-  if (!settings.voice) settings.voice = voice_;
-  if (!settings.frontend) settings.frontend = frontend_;
-  std::lock_guard<std::mutex> lock(mutex_);
-  const uint64_t id = next_id_++;
   Utterance u;
   u.report.text = text;
   u.text = std::move(text);
   u.settings = std::move(settings);
+  return enqueue(std::move(u));
+}
+
+uint64_t StreamEngine::enqueue(Utterance u) {
+  if (!u.settings.voice) u.settings.voice = voice_;
+  if (!u.settings.frontend) u.settings.frontend = frontend_;
+  std::lock_guard<std::mutex> lock(mutex_);
+  const uint64_t id = next_id_++;
   u.generation = generation_.load();
   u.queued = Clock::now();
   utterances_.emplace(id, std::move(u));
@@ -128,6 +109,7 @@ void StreamEngine::stop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     text_queue_.clear();
+    text_cv_.notify_all();  // an acoustic worker waiting for streamed text
   }
   wake();
 }
@@ -261,6 +243,7 @@ void StreamEngine::acoustic_loop() {
     TextItem item{};
     std::string text;
     UtteranceSettings settings;
+    bool streamed = false;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       text_cv_.wait(lock, [&] { return quit_.load() || !text_queue_.empty(); });
@@ -269,7 +252,8 @@ void StreamEngine::acoustic_loop() {
       text_queue_.pop_front();
       auto it = utterances_.find(item.id);
       if (it == utterances_.end()) continue;
-      text = it->second.text;
+      streamed = it->second.streamed;
+      if (!streamed) text = it->second.text;
       settings = it->second.settings;
     }
     if (stale(item.generation)) continue;  // the output thread reports it as interrupted
@@ -279,7 +263,9 @@ void StreamEngine::acoustic_loop() {
     marker.utterance = item.id;
     if (!push_work(marker)) continue;
     try {
-      speak_text(item.id, item.generation, text, settings);
+      TextProgress progress;
+      if (streamed) speak_stream(item.id, item.generation, settings);
+      else speak_text(item.id, item.generation, text, settings, progress);
     } catch (const std::exception& e) {
       fail_utterance(item.id, e.what());
     }
@@ -341,17 +327,18 @@ const VoicePack& StreamEngine::voice_for(const std::string& name, const Utteranc
 }
 
 void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::string& text,
-                              const UtteranceSettings& settings) {
+                              const UtteranceSettings& settings, TextProgress& progress, size_t base,
+                              bool more_follows) {
   const AcousticModel& acoustic = synth_->acoustic();
   const EngineVoice& voice_options = settings.voice_options;
   const Frontend& frontend = *settings.frontend;
   AlignedFeatures feats;
-  bool first_segment = true;
-  double silent_run = 0;  // seconds of silence pushed for pause-only segments since the last speech
+  bool& first_segment = progress.first_segment;
+  double& silent_run = progress.silent_run;  // seconds of silence pushed for pause-only segments since the last speech
   for (size_t begin = 0; begin < text.size();) {
     // SSML goes to the frontend whole (a piece of it would not parse).
     const bool whole = voice_options.phoneme_input || frontend.reads_as_ssml(text);
-    const size_t end = whole ? text.size() : piece_end(text, begin, options_.text_piece_bytes);
+    const size_t end = whole ? text.size() : cut_long_text(text, begin, options_.text_piece_bytes);
     const std::string piece = text.substr(begin, end - begin);
     std::vector<Segment> segments;
     if (voice_options.phoneme_input) {
@@ -416,8 +403,8 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
       auto segment = std::make_unique<AlignedSegment>();
       AlignedSegment& a = *segment;
       a.style.assign(style, style + kStyleDim);
-      a.text_begin = static_cast<int64_t>(begin + seg.text_begin);
-      a.text_end = static_cast<int64_t>(begin + seg.text_end);
+      a.text_begin = static_cast<int64_t>(base + begin + seg.text_begin);
+      a.text_end = static_cast<int64_t>(base + begin + seg.text_end);
       // The estimated frames of the segments after this one in the piece, and whether it is the
       // utterance's last segment.
       bool more_speech = false;
@@ -426,7 +413,7 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
         more_speech = true;
         a.following_frames.push_back(scaled_phonemes[j] * frames_per_phoneme());
       }
-      a.last = !more_speech && end == text.size();
+      a.last = !more_speech && end == text.size() && !more_follows;
       if (!voice_options.phoneme_input) {
         // A mark inside the segment comes where its word starts (at the segment's end if that word got no
         // timing), before the word's own event.
@@ -437,8 +424,8 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
             a.words.push_back(inner_mark(marks[next_mark].name, w.start_s));
           EventItem e{};
           e.kind = EventItem::word;
-          e.text_begin = begin + w.text_begin;
-          e.text_end = begin + w.text_end;
+          e.text_begin = base + begin + w.text_begin;
+          e.text_end = base + begin + w.text_end;
           e.position = static_cast<uint64_t>(std::llround(w.start_s * kSampleRate));  // relative to the segment
           e.end_position = static_cast<uint64_t>(std::llround(w.end_s * kSampleRate));
           a.words.push_back(e);

@@ -38,7 +38,13 @@
 // item (a segment's acoustic model, a decoder half, a slice, a whole segment) its turn, earliest deadline
 // first (engine/compute_scheduler.h). Voice, frontend (language), speed and seed come with each say().
 //
-// Threads: say/stop/wait_idle/on_report/on_event/stats from any thread. Callbacks run on the output thread.
+// Text that streams in (begin_text, append_text, end_text; stream_engine_text_in.cpp): one utterance whose
+// text arrives in pieces. The acoustic worker speaks each sentence as soon as it is known complete
+// (frontend/sentence_feed.h), with the same sentences however the text was cut into pieces, so the audio is
+// a function of the text; a pause in the input longer than the utterance's pause flush speaks what is there.
+//
+// Threads: say/begin_text/append_text/end_text/stop/wait_idle/on_report/on_event/stats from any thread.
+// Callbacks run on the output thread.
 #pragma once
 #include <atomic>
 #include <chrono>
@@ -51,6 +57,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "core/voice.h"
@@ -113,6 +120,20 @@ class StreamEngine {
   uint64_t say(std::string text);  // queues with the engine's settings; returns the utterance id at once
   uint64_t say(std::string text, UtteranceSettings settings);  // queues with these settings
   void stop();                     // barge-in: drop everything queued and the utterance being spoken
+
+  // Text that streams in (docs/streaming.md, "Text that streams in"): begin_text opens an utterance whose
+  // text comes with append_text, in pieces of any size (a character split between pieces waits for its last
+  // byte). Each sentence is spoken as soon as the text after it shows it ended, never split to start
+  // earlier; text with no new piece for `pause_flush_seconds` (<= 0: never) is spoken as it is. One
+  // utterance (one report, one set of events, text offsets in the whole text) until end_text; stop() ends
+  // it (the report says interrupted) and drops the text not spoken yet. Utterances said after it wait for
+  // its end. Text read whole at the end: SSML (text starting with '<'), phoneme input.
+  static constexpr double kDefaultPauseFlushSeconds = 1.0;
+  uint64_t begin_text(double pause_flush_seconds = kDefaultPauseFlushSeconds);  // the engine's settings
+  uint64_t begin_text(UtteranceSettings settings, double pause_flush_seconds = kDefaultPauseFlushSeconds);
+  // False (the text is dropped) when `utterance` is no open text stream: ended, stopped, failed or unknown.
+  bool append_text(uint64_t utterance, std::string_view text);
+  bool end_text(uint64_t utterance);
   // Blocks until every utterance said so far is reported (its audio handed to the sink), or timeout.
   bool wait_idle(double timeout_seconds = 3600);
   void on_report(std::function<void(const UtteranceReport&)> callback);
@@ -165,15 +186,34 @@ class StreamEngine {
     // playback_ns (steady_now_ns); the compute deadlines of its later work follow from it.
     int64_t playback_ns = 0;
     uint64_t playback_pos = 0;
+    // Text that streams in (begin_text): `text` grows until text_ended.
+    bool streamed = false, text_ended = false;
+    double pause_flush_seconds = 0;
+    int64_t last_text_ns = 0;  // text_now_ns() when its last piece came
   };
   struct TextItem {
     uint64_t id, generation;
   };
 
+  uint64_t enqueue(Utterance u);  // say() and begin_text(): settings filled in, queued for the acoustic worker
   void acoustic_loop();
   void vocoder_loop();
   void output_loop();
-  void speak_text(uint64_t id, uint64_t generation, const std::string& text, const UtteranceSettings& settings);
+  // Acoustic worker, across the pieces of one utterance: whether its first segment is still to come, and
+  // the silence pushed for pause-only segments since the last speech.
+  struct TextProgress {
+    bool first_segment = true;
+    double silent_run = 0;
+  };
+  // `base`: the text's offset in the utterance's text (events carry offsets in the whole text);
+  // `more_follows`: more of the utterance is known to come after this text.
+  void speak_text(uint64_t id, uint64_t generation, const std::string& text, const UtteranceSettings& settings,
+                  TextProgress& progress, size_t base = 0, bool more_follows = false);
+  void speak_stream(uint64_t id, uint64_t generation, const UtteranceSettings& settings);  // stream_engine_text_in.cpp
+  // The streamed text's clock (StreamOptions::text_clock_ns, else steady_now_ns).
+  int64_t text_now_ns() const {
+    return options_.text_clock_ns ? options_.text_clock_ns->load(std::memory_order_acquire) : steady_now_ns();
+  }
   bool push_silence(uint64_t id, uint64_t generation, double seconds);  // acoustic worker: an SSML pause
   // Acoustic worker: an SSML <voice> (empty: the utterance's voice).
   const VoicePack& voice_for(const std::string& name, const UtteranceSettings& settings);

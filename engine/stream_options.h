@@ -79,6 +79,9 @@ struct StreamOptions {
   // Test instrumentation: the pre-roll's clock (nanoseconds) instead of steady_clock, for the vocoding times
   // it measures and the release times it sets. The test advances it; it must outlive the engine.
   const std::atomic<int64_t>* preroll_clock_ns = nullptr;
+  // Test instrumentation: the clock of streamed text's pause flush (StreamEngine::begin_text; nanoseconds)
+  // instead of steady_clock. A test that never advances it never sees the flush, whatever the wall clock does.
+  const std::atomic<int64_t>* text_clock_ns = nullptr;
 };
 
 // Timestamps for captions. Positions are in the output stream: seconds of audio handed to the sink since

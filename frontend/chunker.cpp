@@ -12,6 +12,9 @@ bool is_clause_mark(const std::u32string& ps, std::u32string_view set) {
   return ps.size() == 1 && set.find(ps[0]) != std::u32string_view::npos;
 }
 
+// A closing ) or ” stays with the segment (sentence) it closes.
+bool is_closer(const Unit& u) { return u.phonemes == U")" || u.phonemes == U"”"; }
+
 // KPipeline.tokens_to_ps: phonemes joined with their spaces, stripped.
 std::u32string joined(const std::vector<Unit>& u, size_t b, size_t e) {
   std::u32string s;
@@ -27,7 +30,7 @@ std::u32string joined(const std::vector<Unit>& u, size_t b, size_t e) {
 
 // KPipeline.waterfall_last over units [b, e): where to cut so that the rest fits.
 size_t waterfall_cut(const std::vector<Unit>& u, size_t b, size_t e, size_t next_count, size_t max) {
-  static constexpr std::u32string_view kLevels[] = {U"!.?…", U":;", U",—"};
+  static constexpr std::u32string_view kLevels[] = {kSentenceMarks, U":;", U",—"};
   for (std::u32string_view level : kLevels) {
     size_t z = e;
     for (size_t i = e; i-- > b;) {
@@ -38,7 +41,7 @@ size_t waterfall_cut(const std::vector<Unit>& u, size_t b, size_t e, size_t next
     }
     if (z == e) continue;
     ++z;
-    if (z < e && (u[z].phonemes == U")" || u[z].phonemes == U"”")) ++z;
+    if (z < e && is_closer(u[z])) ++z;
     const size_t head = joined(u, b, z).size();
     if (next_count - std::min(next_count, head) <= max) return z;
   }
@@ -52,7 +55,7 @@ size_t after_last_mark(const std::vector<Unit>& u, size_t b, size_t e, std::u32s
   for (size_t k = e; k-- > b;) {
     if (is_clause_mark(u[k].phonemes, set)) {
       z = k + 1;
-      if (z < e && (u[z].phonemes == U")" || u[z].phonemes == U"”")) ++z;
+      if (z < e && is_closer(u[z])) ++z;
       break;
     }
   }
@@ -62,6 +65,14 @@ size_t after_last_mark(const std::vector<Unit>& u, size_t b, size_t e, std::u32s
 }
 
 }  // namespace
+
+size_t sentence_end_after(const std::vector<Unit>& u, size_t from, size_t i) {
+  if (i >= u.size() || !is_clause_mark(u[i].phonemes, kSentenceMarks)) return 0;
+  if (std::none_of(u.begin() + static_cast<std::ptrdiff_t>(from), u.begin() + static_cast<std::ptrdiff_t>(i),
+                   [](const Unit& w) { return w.is_word; }))
+    return 0;
+  return i + 1 < u.size() && is_closer(u[i + 1]) ? i + 2 : i + 1;
+}
 
 std::vector<Unit> split_oversized(std::vector<Unit> units, size_t max) {
   if (std::none_of(units.begin(), units.end(), [&](const Unit& u) { return u.phonemes.size() > max; }))
@@ -158,7 +169,7 @@ void Chunker::add_line(std::vector<Unit> units, std::string_view source, std::ve
     size_t sentence_end = i;
     if (!overflow && !first_limit && first_done_ && first_words_ > 0 && growth_ > 0 &&
         static_cast<double>(next_count) > growth_ * static_cast<double>(emitted_))
-      sentence_end = after_last_mark(units, start, i, U"!.?…");
+      sentence_end = after_last_mark(units, start, i, kSentenceMarks);
     if (overflow || first_limit || sentence_end < i) {
       size_t z;
       if (first_limit) {

@@ -8,6 +8,7 @@
 // covers while they are vocoded (issue 16). Without a cut the segments are the reference's.
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "frontend/frontend.h"
@@ -38,6 +39,15 @@ class Chunker {
   bool first_done_ = false;
   size_t emitted_ = 0;  // phoneme code points in the segments emitted so far
 };
+
+// The marks that end a sentence (a unit whose phonemes are one of them), where the chunker cuts first.
+inline constexpr std::u32string_view kSentenceMarks = U"!.?…";
+
+// The chunker's sentence rule, for text that streams in (Frontend::sentence_ends): unit i ends a sentence
+// when it is a sentence mark with a spoken word after `from` (the previous end) and before it; the sentence
+// then also takes a closing ) or ” right after the mark. Returns the index of the first unit after the
+// sentence, or 0 when unit i ends none.
+size_t sentence_end_after(const std::vector<Unit>& units, size_t from, size_t i);
 
 // Splits units whose phonemes alone exceed `max` code points (a 10 000-digit number) into several, at
 // spaces where possible.

@@ -277,6 +277,31 @@ std::vector<Segment> Frontend::segment(std::string_view text) const {
   return out;
 }
 
+std::vector<size_t> Frontend::sentence_ends(std::string_view text) const {
+  const std::vector<utf8::CodePoint> cps = utf8::decode(text);
+  const bool drop_emoji = impl_->options.emoji == FrontendOptions::Emoji::drop;
+  std::vector<size_t> ends;
+  for (size_t i = 0; i < cps.size();) {
+    size_t j = i;
+    while (j < cps.size() && !is_line_break(cps[j].cp)) ++j;
+    std::vector<utf8::CodePoint> line(cps.begin() + static_cast<std::ptrdiff_t>(i),
+                                      cps.begin() + static_cast<std::ptrdiff_t>(j));
+    filter_line(line, drop_emoji);
+    if (!line.empty() && line_content(line) == LineContent::speech) {
+      const std::vector<Unit> units = impl_->units_of(line);
+      size_t from = 0;
+      for (size_t u = 0; u < units.size(); ++u) {
+        if (const size_t after = sentence_end_after(units, from, u); after > 0) {
+          ends.push_back(units[after - 1].text_end);
+          from = after;
+        }
+      }
+    }
+    i = j + 1;
+  }
+  return ends;
+}
+
 std::vector<Segment> Frontend::segment_plain(std::string_view text, size_t first_words) const {
   const std::vector<utf8::CodePoint> cps = utf8::decode(text);
   Chunker chunker(impl_->options.max_phonemes, first_words, impl_->options.segment_growth_after_cut);

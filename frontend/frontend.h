@@ -122,6 +122,12 @@ class Frontend {
   // characters and punctuation as read ("3.5%，" -> "百分之三点五, "). Other languages: the text unchanged
   // (espeak-ng normalises internally).
   std::string normalize(std::string_view text) const;
+  // Where sentences end in plain `text`, by the rule segment() cuts long lines at (chunker.h,
+  // sentence_end_after): after a . ! ? … the G2P reads as punctuation (not the dot of "Dr." or "3.5"), with a
+  // closing ) or ” right after it, and a spoken word before it since the previous end. Byte offsets in
+  // `text`, ascending; line breaks are not listed (segment() never joins lines anyway). For text that
+  // streams in (frontend/sentence_feed.h).
+  std::vector<size_t> sentence_ends(std::string_view text) const;
   // Whether segment() reads `text` as SSML: the one answer for the whole engine (the streaming engine
   // hands such text to segment() whole instead of in pieces). options().ssml on: always; off: never;
   // automatic: when it starts with <speak> (after blanks, a byte-order mark, an XML declaration, comments).

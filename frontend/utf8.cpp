@@ -70,6 +70,26 @@ bool is_valid(std::string_view text) {
   return true;
 }
 
+size_t incomplete_tail(std::string_view text) {
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  for (size_t t = 1; t <= 3 && t <= text.size(); ++t) {
+    const size_t k = text.size() - t;
+    const unsigned char lead = s[k];
+    if ((lead & 0xC0) == 0x80) continue;  // a continuation byte: the lead is further back
+    const size_t len = lead >= 0xC2 && lead <= 0xDF ? 2 : lead >= 0xE0 && lead <= 0xEF ? 3 : lead >= 0xF0 && lead <= 0xF4 ? 4 : 0;
+    if (len <= t) return 0;  // ASCII, an invalid lead, or a sequence that is already complete
+    if (t >= 2) {
+      // The second byte's range where the lead restricts it (no overlong forms, surrogates, or > U+10FFFF).
+      const unsigned char b1 = s[k + 1];
+      const unsigned char lo = lead == 0xE0 ? 0xA0 : lead == 0xF0 ? 0x90 : 0x80;
+      const unsigned char hi = lead == 0xED ? 0x9F : lead == 0xF4 ? 0x8F : 0xBF;
+      if (b1 < lo || b1 > hi) return 0;
+    }
+    return t;  // the bytes after the lead were all continuation bytes (checked on the way back)
+  }
+  return 0;
+}
+
 void append(std::string& out, char32_t cp) {
   if (cp < 0x80) {
     out.push_back(static_cast<char>(cp));

@@ -23,6 +23,9 @@ std::vector<CodePoint> decode(std::string_view text);
 // the bytes there are not valid UTF-8).
 size_t decode_one(std::string_view text, size_t pos, char32_t& out);
 bool is_valid(std::string_view text);
+// Bytes at the end of `text` (0 to 3) that begin a valid multi-byte character whose last bytes have not come
+// yet: text that arrives in pieces holds them back until the rest comes, instead of reading them as U+FFFD.
+size_t incomplete_tail(std::string_view text);
 
 void append(std::string& out, char32_t cp);
 std::string encode(std::u32string_view s);

@@ -212,6 +212,50 @@ KOKORO_API int kokoro_session_stop(kokoro_session* session);
 /* Stops and frees the session (as kokoro_close). */
 KOKORO_API void kokoro_session_close(kokoro_session* session);
 
+/* ---- Text that streams in ----------------------------------------------------------------------------
+ *
+ *   kokoro_session_begin_text(s, &options, on_audio, on_event, &state, 0);   // returns at once
+ *   while ((piece = next_piece_from_the_llm()))                               // returns at once
+ *     kokoro_session_append_text(s, piece, strlen(piece));
+ *   rc = kokoro_session_end_text(s);              // returns when all of it has been spoken, as _speak does
+ *
+ * For text that is produced while it is spoken (a language model's answer, a chat message being typed): one
+ * utterance whose text comes in pieces of any size, on the session's engine. Each sentence is spoken as soon
+ * as the text after it shows that it ended (the next character: "3." may still become "3.5"), never split to
+ * start earlier, with the sentence rules of the language's frontend (abbreviations, decimals, quotes); a
+ * line break ends a sentence too. When no text comes for pause_flush_seconds, what is there is spoken as it
+ * is. The audio depends on the text only, not on how it was cut into pieces or when they came (the pause
+ * flush aside): each sentence is synthesized on its own, which is what makes that possible; so a whole text
+ * appended at once is spoken sentence by sentence, not in the up-to-510-phoneme groups of sentences that
+ * kokoro_session_speak makes. Text starting with '<' (SSML) and phoneme input are spoken at the end, whole.
+ *
+ * Callbacks and events are those of kokoro_session_speak: one UTTERANCE_START, SEGMENT/WORD events whose
+ * text_begin/text_end are byte offsets in the whole text appended so far, one UTTERANCE_END. They run on an
+ * engine thread while the caller appends. kokoro_session_stop (or a callback returning nonzero) ends the
+ * stream: the text not spoken yet is dropped, later appends return KOKORO_STOPPED, and
+ * kokoro_session_end_text returns KOKORO_STOPPED at once. A stream must be ended with
+ * kokoro_session_end_text before the session takes another call (KOKORO_ERR_BUSY until then). */
+
+/* Opens a text stream on the session (KOKORO_ERR_BUSY while a speak or another stream is open). `options`
+ * as kokoro_session_speak's. pause_flush_seconds: how long the text may stop coming before the unfinished
+ * sentence is spoken as it is (0: 1.0 s; up to 3600). Returns at once. */
+KOKORO_API int kokoro_session_begin_text(kokoro_session* session, const kokoro_speak_options* options,
+                                         kokoro_audio_callback on_audio, kokoro_event_callback on_event,
+                                         void* user_data, double pause_flush_seconds);
+
+/* Appends `length` bytes of UTF-8 text (need not be NUL-terminated; a character may be split between two
+ * appends). Returns at once: KOKORO_OK; KOKORO_STOPPED when the stream was stopped or has failed (the text
+ * is dropped; kokoro_session_end_text returns the reason); KOKORO_ERR_INVALID_TEXT for bytes that are not
+ * UTF-8 (nothing of the piece is appended, the stream goes on); KOKORO_ERR_INVALID_ARGUMENT when no stream
+ * is open. */
+KOKORO_API int kokoro_session_append_text(kokoro_session* session, const char* text, size_t length);
+
+/* Ends the text: the rest is spoken, and the call returns when all of it has been handed to the callbacks,
+ * with kokoro_session_speak's statuses (KOKORO_OK, KOKORO_STOPPED, KOKORO_ERR_SYNTHESIS). Text that ended
+ * inside a UTF-8 character gives KOKORO_ERR_INVALID_TEXT after the rest has been spoken. The session is free
+ * for its next call afterwards, whatever the status. */
+KOKORO_API int kokoro_session_end_text(kokoro_session* session);
+
 /* How busy the model's compute is, for admission (a server turns admit == 0 into "503, retry later"). */
 typedef struct kokoro_load {
   size_t size;            /* sizeof(kokoro_load), or 0 */

@@ -22,9 +22,12 @@ JOBS="${KOKORO_SANITIZE_JOBS:-2}"
 # test_stream_engine runs the real model through the three-thread pipeline (issue 5): ~20 min under TSan on
 # this shared 2-vCPU machine (the model's arithmetic is what TSan slows down), a few minutes under ASan.
 # test_sessions and test_capi_sessions: several sessions on one model at once (issue 26), the scheduler's
-# turns and the model's shared caches under concurrency.
-TSAN_TESTS=(test_ringbuffer test_realtime test_portaudio_sink test_compute_scheduler test_sessions test_stream_engine)
-ASAN_TESTS=(test_ringbuffer test_realtime test_portaudio_sink test_compute_scheduler test_sessions test_stream_engine)
+# turns and the model's shared caches under concurrency. test_text_stream and test_capi_text_stream: text
+# appended on one thread while the engine's threads speak it (issue 28).
+TSAN_TESTS=(test_ringbuffer test_realtime test_portaudio_sink test_compute_scheduler test_sessions test_stream_engine
+            test_text_stream)
+ASAN_TESTS=(test_ringbuffer test_realtime test_portaudio_sink test_compute_scheduler test_sessions test_stream_engine
+            test_text_stream)
 # KOKORO_SANITIZE_TESTS="a b" replaces both lists (e.g. a quicker pass on the session tests alone).
 if [ -n "${KOKORO_SANITIZE_TESTS:-}" ]; then
   read -r -a TSAN_TESTS <<< "$KOKORO_SANITIZE_TESTS"
@@ -45,7 +48,7 @@ run_tree() {  # name sanitizers tests...
   mkdir -p "$dir"
   cmake -S "$ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKOKORO_SANITIZE="$sanitizers" \
     -DKOKORO_BUILD_BENCH=OFF >"$dir/configure.log" 2>&1 || { cat "$dir/configure.log"; return 1; }
-  cmake --build "$dir" --target "$@" test_capi test_capi_sessions kokoro-zhdict -j "$JOBS"
+  cmake --build "$dir" --target "$@" test_capi test_capi_sessions test_capi_text_stream kokoro-zhdict -j "$JOBS"
   # test_capi speaks a Mandarin voice: the tree needs its Mandarin dictionary (downloads cached in models/cache).
   bash "$ROOT/scripts/fetch-zh-dict" --zhdict "$dir/bin/kokoro-zhdict" --out "$dir/lexicons/zh.kozh" \
     --cache "${KOKORO_CACHE:-$ROOT/models/cache}"
@@ -57,6 +60,8 @@ run_tree() {  # name sanitizers tests...
   done
   echo "-- $name: test_capi_sessions (four sessions on one model at once)"
   "$dir/bin/test_capi_sessions" >/dev/null
+  echo "-- $name: test_capi_text_stream (text appended while it is spoken)"
+  "$dir/bin/test_capi_text_stream" >/dev/null
   for t in "$@"; do
     start=$(date +%s%N)
     echo "-- $name: $t"

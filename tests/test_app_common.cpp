@@ -130,7 +130,12 @@ TEST(InputNotes, SaysHowManyBytesAndWhenNothingWasSpeakable) {
   UtteranceReport spoken;
   spoken.text = "fine";
   spoken.audio_seconds = 1.0;
+  spoken.segments = 1;
   notes.spoken(spoken);
+  UtteranceReport pauses;  // "...!?": 0.75 s of silence, no segment spoken: nothing speakable
+  pauses.text = "...!?";
+  pauses.audio_seconds = 0.75;
+  notes.spoken(pauses);
   UtteranceReport none;
   none.text = "\xef\xbf\xbd\xef\xbf\xbd";
   notes.spoken(none);
@@ -142,7 +147,8 @@ TEST(InputNotes, SaysHowManyBytesAndWhenNothingWasSpeakable) {
   EXPECT_NE(text.find("kokoro-say: warning: 2 bytes of invalid UTF-8 replaced by U+FFFD"), std::string::npos) << text;
   EXPECT_NE(text.find("kokoro-say: nothing speakable in"), std::string::npos) << text;
   EXPECT_EQ(text.find("nothing speakable in \"fine\""), std::string::npos) << text;
-  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2) << text;
+  EXPECT_NE(text.find("nothing speakable in \"...!?\""), std::string::npos) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3) << text;
 }
 
 TEST(InputNotes, ManyBadTextsAreNamedAFewTimesThenSummedUp) {

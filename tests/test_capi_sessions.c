@@ -20,29 +20,12 @@
 
 #include "kokoro.h"
 
+#include "capi_buffer.h"
 #include "capi_check.h"
 
-typedef struct buffer {
-  float* samples;
-  size_t count, capacity;
-} buffer;
-
 static int on_audio(const float* samples, size_t n, void* user) {
-  buffer* b = (buffer*)user;
-  if (b->count + n > b->capacity) {
-    size_t cap = b->capacity ? b->capacity * 2 : 48000;
-    while (cap < b->count + n) cap *= 2;
-    b->samples = (float*)realloc(b->samples, cap * sizeof(float));
-    REQUIRE(b->samples != NULL, "out of memory");
-    b->capacity = cap;
-  }
-  memcpy(b->samples + b->count, samples, n * sizeof(float));
-  b->count += n;
+  buffer_append((buffer*)user, samples, n);
   return 0;
-}
-
-static int same(const buffer* a, const buffer* b) {
-  return a->count == b->count && (a->count == 0 || memcmp(a->samples, b->samples, a->count * sizeof(float)) == 0);
 }
 
 typedef struct line {

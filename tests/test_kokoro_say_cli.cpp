@@ -180,6 +180,33 @@ std::vector<std::string> timestamp_words(const std::string& json) {
   return words;
 }
 
+// Text from a pipe streams in (`some-llm | kokoro-say`): the first sentence is spoken while the writer is still
+// writing (no newline, no end of input, and --pause-flush 0: no flush either), and the whole input is one
+// utterance whose words all get timestamps. No timing is asserted: only that the first sentence's audio came
+// before the pipe was closed.
+TEST(KokoroSayInput, PipedTextIsSpokenSentenceBySentenceWhileItComes) {
+  test::TempDir dir;
+  const std::string wav = dir.file("out.wav"), json = dir.file("words.json");
+  ChildProcess p({kSay, "-o", wav, "--pause-flush", "0", "--timestamps", json}, kNoServer);
+  p.write_stdin("The first sentence ends here. The sec");
+  ASSERT_TRUE(test::wait_until(120, [&] {
+    struct stat st {};
+    return ::stat(wav.c_str(), &st) == 0 && st.st_size > 48000;
+  })) << "the first sentence was not spoken while the pipe stayed open\n" << p.describe();
+  EXPECT_TRUE(p.running());
+  p.write_stdin("ond one comes later, after a while.");
+  p.close_stdin();
+  const auto status = p.wait_exit(120);
+  ASSERT_TRUE(status) << p.describe();
+  EXPECT_EQ(ChildProcess::exit_code(*status), 0) << p.describe();
+  EXPECT_EQ(ChildProcess::occurrences(p.err(), "[spoken]"), 1) << "one utterance\n" << p.err();
+  EXPECT_NE(p.err().find("2 segments"), std::string::npos) << "a segment per sentence\n" << p.err();
+  EXPECT_EQ(timestamp_words(file_text(json)),
+            (std::vector<std::string>{"The", "first", "sentence", "ends", "here", "The", "second", "one", "comes",
+                                      "later", "after", "a", "while"}));
+  expect_no_crash_words(p.err());
+}
+
 // A Japanese voice without --lang speaks Japanese (the voice's first letter picks the language), with a
 // timestamp for each word read.
 TEST(KokoroSayOutput, JapaneseVoiceSpeaksJapaneseWithoutLang) {

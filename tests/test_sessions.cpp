@@ -10,8 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/assets.h"
-#include "engine/model.h"
+#include "tests/shared_model.h"
 #include "tests/stream_engine_support.h"
 
 namespace kokoro {
@@ -19,28 +18,6 @@ namespace {
 
 using stream_test::RecordingSink;
 using stream_test::Watchdog;
-
-const std::shared_ptr<Model>& shared_model(std::string* error) {
-  static std::string err;
-  static const std::shared_ptr<Model> m = []() -> std::shared_ptr<Model> {
-    try {
-      ModelOptions o;
-      o.model_path = default_model_path();
-      o.assets_dir = find_assets_dir();
-      return Model::open(o);
-    } catch (const std::exception& e) {
-      err = std::string(e.what()) + " (sessions need the real converted weights: scripts/fetch-assets)";
-      return nullptr;
-    }
-  }();
-  *error = err;
-  return m;
-}
-
-#define REQUIRE_MODEL(m)                       \
-  std::string model_error;                     \
-  const auto& m = shared_model(&model_error);  \
-  ASSERT_TRUE(m) << model_error
 
 struct Line {
   std::string voice, language, text;

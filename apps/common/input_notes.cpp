@@ -36,7 +36,8 @@ std::string InputNotes::check(std::string_view text) {
 }
 
 bool InputNotes::spoken(const UtteranceReport& report) {
-  if (!report.error.empty() || report.interrupted || report.audio_seconds > 0) return false;
+  // No segment spoken by the model: silence for pauses ("...", a <break>) is not speech.
+  if (!report.error.empty() || report.interrupted || report.segments > 0) return false;
   std::lock_guard<std::mutex> lock(mutex_);
   if (++unspeakable_ <= named_max_)
     std::fprintf(out_, "%s: nothing speakable in \"%s\" (%zu bytes: no word, number or letter it can say)\n",

@@ -27,7 +27,8 @@ class InputNotes {
       : program_(std::move(program)), out_(out), named_max_(named_max) {}
   // Returns the text to speak (valid UTF-8); warns when bytes were replaced.
   std::string check(std::string_view text);
-  // After an utterance: says so when it had nothing to speak (no error, not stopped, no audio), and returns
+  // After an utterance: says so when it had nothing to speak (no error, not stopped, no segment the model
+  // spoke: a text of only pauses, "...!?", has nothing speakable either), and returns
   // whether it had. May be called from another thread than check() (the engine's report callback).
   bool spoken(const UtteranceReport& report);
   // The totals of what was not named one by one.

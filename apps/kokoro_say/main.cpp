@@ -3,12 +3,14 @@
 //   kokoro-say "Hello there."                  speak on the default audio output
 //   kokoro-say                                 interactive: each line is spoken when Enter is pressed
 //   echo "From a pipe." | kokoro-say -o out.wav
+//   some-llm | kokoro-say                      a pipe: each sentence is spoken as soon as its end arrives
 //   kokoro-say --phonemes "Dr. Smith paid $5."  print the phonemes of each segment
 //
 // Ctrl-C stops the current utterance; a second Ctrl-C (or one when nothing is playing) exits.
 #include <CLI/CLI.hpp>
 #include <poll.h>
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -24,6 +26,7 @@
 #include "apps/common/shutdown.h"
 #include "apps/common/speech_options.h"
 #include "apps/common/word_timestamps.h"
+#include "apps/kokoro_say/streamed_input.h"
 #include "core/assets.h"
 #include "core/error.h"
 #include "engine/speaker.h"
@@ -40,7 +43,8 @@ struct Options {
   std::string output = "auto", out_file, device;
   std::string jack_name = "kokoro";
   std::string timestamps, timestamps_format;
-  bool phonemes = false, list_voices = false, list_devices = false, interrupt = false;
+  bool phonemes = false, list_voices = false, list_devices = false, interrupt = false, lines = false;
+  double pause_flush = kokoro::StreamEngine::kDefaultPauseFlushSeconds;
   bool quiet = false, verbose = false, reference_noise = false;
 };
 
@@ -76,39 +80,71 @@ std::unique_ptr<kokoro::AudioSink> open_output(const Options& o) {
   return kokoro::open_sink(so);
 }
 
+bool g_stopped = false;  // the last Ctrl-C stopped speech and no input came since: the next one exits
+
+// While reading input: a first Ctrl-C stops speaking (true); a second one, or one while idle, sets `quit`.
+// (The worker may still be finishing the segment it was synthesizing when the second one comes: that must
+// exit too.)
+bool interrupted(kokoro::Speaker& speaker, bool& quit) {
+  if (g_interrupts.load() == 0) return false;
+  const bool was_idle = speaker.wait_idle(0);
+  speaker.stop();
+  if (g_interrupts.load() > 1 || was_idle || g_stopped) {
+    quit = true;
+    return true;
+  }
+  g_stopped = true;
+  g_interrupts.store(0);
+  std::fprintf(stderr, "\n(stopped; Ctrl-C again to exit)\n");
+  return true;
+}
+
+// Waits up to 100 ms for standard input to be readable.
+bool stdin_readable() {
+  pollfd p{STDIN_FILENO, POLLIN, 0};
+  return poll(&p, 1, 100) > 0;
+}
+
 // Reads one line from stdin, waking up every 100 ms to look at Ctrl-C. Returns false at end of input.
 bool read_line(kokoro::app::InputLine& line, kokoro::Speaker& speaker, bool& quit) {
   static kokoro::app::LineReader reader;
   static std::deque<kokoro::app::InputLine> pending;
   static bool eof = false;
-  static bool stopped = false;  // the last Ctrl-C stopped speech and no line came since: the next one exits
   for (;;) {
     if (!pending.empty()) {
       line = std::move(pending.front());
       pending.pop_front();
-      stopped = false;
+      g_stopped = false;
       return true;
     }
     if (eof) return false;
-    if (g_interrupts.load() > 0) {
-      // First Ctrl-C: stop speaking. A second one, or one while idle, exits. (The worker may still be
-      // finishing the segment it was synthesizing when the second one comes: that must exit too.)
-      const bool was_idle = speaker.wait_idle(0);
-      speaker.stop();
-      if (g_interrupts.load() > 1 || was_idle || stopped) {
-        quit = true;
-        return false;
-      }
-      stopped = true;
-      g_interrupts.store(0);
-      std::fprintf(stderr, "\n(stopped; Ctrl-C again to exit)\n");
-    }
-    pollfd p{STDIN_FILENO, POLLIN, 0};
-    if (poll(&p, 1, 100) <= 0) continue;
+    if (interrupted(speaker, quit) && quit) return false;
+    if (!stdin_readable()) continue;
     std::vector<kokoro::app::InputLine> lines;
     eof = !reader.read_available(STDIN_FILENO, "standard input", lines);
     pending.insert(pending.end(), std::make_move_iterator(lines.begin()), std::make_move_iterator(lines.end()));
   }
+}
+
+// Hands stdin to the engine as it comes (a pipe: streamed text) until its end; false when Ctrl-C quits.
+bool stream_stdin(kokoro::app::StreamedInput& input, kokoro::Speaker& speaker) {
+  bool quit = false;
+  for (;;) {
+    if (interrupted(speaker, quit)) {
+      if (quit) return false;
+      input.stopped();
+    }
+    if (!stdin_readable()) continue;
+    g_stopped = false;
+    if (!input.read_available(STDIN_FILENO, "standard input")) return true;
+  }
+}
+
+// Standard input is a pipe or socket: its text streams in, unless lines were asked for (--lines, --interrupt).
+bool stdin_streams(const Options& o) {
+  struct stat st {};
+  if (o.lines || o.interrupt || fstat(STDIN_FILENO, &st) != 0) return false;
+  return S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
 }
 
 void print_report(const kokoro::UtteranceReport& r, bool quiet) {
@@ -141,7 +177,14 @@ int main(int argc, char** argv) {
   app.add_option("--device", o.device, "PortAudio device (name, substring or index; see --list-devices)");
   app.add_option("--jack-name", o.jack_name, "JACK client name")->capture_default_str();
   app.add_flag("--phonemes", o.phonemes, "Print the phonemes of each segment instead of speaking");
-  app.add_flag("--interrupt", o.interrupt, "A new line interrupts the one being spoken (default: queue it)");
+  app.add_flag("--interrupt", o.interrupt, "A new line interrupts the one being spoken (default: queue it; implies --lines)");
+  app.add_flag("--lines", o.lines,
+               "Read a pipe line by line, each line one utterance (default for a pipe: the text streams in and each "
+               "sentence is spoken as soon as its end arrives)");
+  app.add_option("--pause-flush", o.pause_flush,
+                 "Text streaming in from a pipe: after this many seconds without input, speak the unfinished "
+                 "sentence (0: never)")
+      ->capture_default_str()->check(CLI::Range(0.0, 3600.0));
   app.add_flag("--list-voices", o.list_voices, "List the available voices");
   app.add_flag("--list-devices", o.list_devices, "List PortAudio output devices");
   app.add_flag("--reference-noise", o.reference_noise,
@@ -229,6 +272,10 @@ int main(int argc, char** argv) {
     if (!o.words.empty()) {
       say(joined);
       quit = !wait_spoken(speaker);
+    } else if (stdin_streams(o)) {
+      kokoro::app::StreamedInput input(speaker, notes, o.pause_flush, o.timestamps.empty() ? nullptr : &timestamps);
+      quit = !stream_stdin(input, speaker);
+      if (!quit) quit = !wait_spoken(speaker);
     } else {
       const bool tty = isatty(STDIN_FILENO);
       if (tty && !o.quiet) std::fprintf(stderr, "Type a line and press Enter to hear it; Ctrl-C stops, Ctrl-C twice exits.\n");
