@@ -354,6 +354,7 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
     const size_t end = whole ? text.size() : piece_end(text, begin, options_.text_piece_bytes);
     const std::string piece = text.substr(begin, end - begin);
     std::vector<Segment> segments;
+    const auto frontend_begin = Clock::now();
     if (voice_options.phoneme_input) {
       Segment s;
       s.phonemes = piece;
@@ -363,6 +364,7 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
     } else {
       segments = frontend.segment(piece);
     }
+    record_stage(id, EngineStage::frontend, frontend_begin, Clock::now());
     text_bytes_.fetch_add(end - begin);
     // Phonemes per segment (scaled by the segment's speed), for the pre-roll's estimate of the segments
     // after each one (engine/preroll.h): their frames are known only once their acoustic model has run.
@@ -402,6 +404,7 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
       if (!take_turn(turn, generation, deadline_ns(id, ahead))) return;
       const auto t0 = Clock::now();
       acoustic.forward(ids, style, voice_options.speed * static_cast<float>(seg.rate), feats);
+      record_stage(id, EngineStage::acoustic, t0, Clock::now());
       turn = ComputeScheduler::Turn();
       const double acoustic_s = ms_since(t0) / 1e3;
       add_synth_seconds(id, acoustic_s);

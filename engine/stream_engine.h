@@ -166,6 +166,10 @@ class StreamEngine {
     // playback_ns (steady_now_ns); the compute deadlines of its later work follow from it.
     int64_t playback_ns = 0;
     uint64_t playback_pos = 0;
+    // Stage times (engine/stage_report.h): when its first audio was handed to the sink, and when the last
+    // piece of work that finished before then ended (stream_engine_stages.cpp).
+    std::chrono::steady_clock::time_point first_audio_at, last_work_end;
+    bool any_work = false;
   };
   struct TextItem {
     uint64_t id, generation;
@@ -195,6 +199,12 @@ class StreamEngine {
   void nap();
   void wake();
   void add_synth_seconds(uint64_t utterance, double seconds);
+  // Stage times of an utterance's report (stream_engine_stages.cpp; any thread but the output thread's
+  // first_audio, which needs mutex_ held).
+  void record_stage(uint64_t utterance, EngineStage stage, std::chrono::steady_clock::time_point begin,
+                    std::chrono::steady_clock::time_point end);
+  void record_output(uint64_t utterance, std::chrono::steady_clock::time_point write_begin);
+  static void note_first_audio(Utterance& u);
   void fail_utterance(uint64_t utterance, const std::string& error);
   void finish_utterance(uint64_t utterance, bool interrupted);
   void report_stale();

@@ -24,6 +24,7 @@ bool StreamEngine::synthesize_chunks(uint64_t generation, uint64_t utterance, co
   std::unique_ptr<NormPolicy> policy = make_norm_policy(options_.policy, options_.priors);
   StreamDecoder* sd = stream_decoder_.get();
   sd->begin(seg_.style.data(), noise, *policy, F, StreamDecoder::Input::decoder_features);
+  record_stage(utterance, EngineStage::decoder, t0, Clock::now());
   double compute_s = ms_since(t0) / 1e3;
   turn = ComputeScheduler::Turn();
   int64_t chunk = options_.first_chunk_frames, f0_sent = 0;
@@ -37,6 +38,7 @@ bool StreamEngine::synthesize_chunks(uint64_t generation, uint64_t utterance, co
     const int64_t f0_to = std::min<int64_t>(2 * (f + m + options_.source_lead_frames), 2 * F);
     sd->push_features(cols, f0.data() + f0_sent, f0_to - f0_sent, f + m == F, audio);
     f0_sent = f0_to;
+    record_stage(utterance, EngineStage::generator, t0, Clock::now());
     turn = ComputeScheduler::Turn();
     compute_s += ms_since(t0) / 1e3;
     report_work(ms_since(t0) / 1e3, static_cast<double>(m * kSamplesPerFrame) / kSampleRate);

@@ -33,8 +33,11 @@ void StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, co
   const bool release = asr.dim(1) >= kReleasePagesFromFrames && may_release_pages();
   if (release) synth_->model().release_resident_pages();  // the generator needs none of them (model_file.h)
   const double features_ms = ms_since(t_start);
+  const auto t_features = Clock::now();
+  record_stage(utterance, EngineStage::decoder, t_start, t_features);
   SliceVocoder& sv = *slicer_;
   sv.begin(x, f0.data(), seg_.style.data(), noise);
+  record_stage(utterance, EngineStage::source, t_features, Clock::now());
   turn = ComputeScheduler::Turn();
   spdlog::debug("slice mode: decoder half {:.1f} ms, harmonic source {:.1f} ms ({} frames)", features_ms,
                 ms_since(t_start) - features_ms, asr.dim(1));
@@ -73,6 +76,7 @@ void StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, co
     const auto t0 = Clock::now();
     spdlog::debug("slice {} -> {} of {} (nominal {})", from, end, T, nominal_end);
     sv.render_until(end, audio);
+    record_stage(utterance, EngineStage::generator, t0, Clock::now());
     turn = ComputeScheduler::Turn();
     const double took = ms_since(t0) / 1e3;
     report_work(took, static_cast<double>(end - from) * spc);

@@ -3,6 +3,8 @@
 #include <cstddef>
 #include <string>
 
+#include "engine/stage_report.h"
+
 namespace kokoro {
 
 struct UtteranceReport {
@@ -12,6 +14,7 @@ struct UtteranceReport {
   double preroll_ms = 0;      // exact mode: how long audio ready to play waited for the pre-roll rule (part of the above)
   double audio_seconds = 0;   // speech produced
   double synth_seconds = 0;   // wall time spent synthesizing
+  EngineStages stages;        // per stage: its time, and the part of it before the first audio
   bool interrupted = false;
   std::string error;          // non-empty when the utterance failed
 };

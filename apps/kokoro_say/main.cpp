@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <optional>
 #include <csignal>
 #include <cstdio>
 #include <deque>
@@ -20,6 +22,7 @@
 
 #include "apps/common/input_notes.h"
 #include "apps/common/line_reader.h"
+#include "apps/common/process_start.h"
 #include "apps/common/report.h"
 #include "apps/common/shutdown.h"
 #include "apps/common/speech_options.h"
@@ -111,13 +114,20 @@ bool read_line(kokoro::app::InputLine& line, kokoro::Speaker& speaker, bool& qui
   }
 }
 
-void print_report(const kokoro::UtteranceReport& r, bool quiet) {
+// since_start_ms: the first utterance's first audio, from the process's start (apps/common/process_start.h).
+void print_report(const kokoro::UtteranceReport& r, bool quiet, std::optional<double> since_start_ms) {
   if (!r.error.empty()) {
     std::fprintf(stderr, "kokoro-say: %s\n", r.error.c_str());
     return;
   }
   if (quiet) return;
-  std::fprintf(stderr, "%s\n", kokoro::app::format_report(r).c_str());
+  std::string line = kokoro::app::format_report(r);
+  if (since_start_ms) {
+    char note[96];
+    std::snprintf(note, sizeof note, "; first audio %.0f ms after the process started", *since_start_ms);
+    line += note;
+  }
+  std::fprintf(stderr, "%s\n", line.c_str());
 }
 
 // Waits until everything queued is spoken; Ctrl-C stops and returns false (exit).
@@ -206,9 +216,15 @@ int main(int argc, char** argv) {
     kokoro::app::WordTimestamps timestamps;
     const auto timestamp_format = kokoro::app::parse_timestamp_format(o.timestamps_format, o.timestamps);
     if (!o.timestamps.empty()) speaker.on_event([&](const kokoro::StreamEvent& e) { timestamps.on_event(e); });
+    // The first utterance's first audio is also reported from the process's start (issue 28: what a one-shot
+    // `kokoro-say "..."` waits for, loading included).
+    const auto process_start = kokoro::app::process_start_time();
+    std::optional<std::chrono::steady_clock::time_point> first_said;
+    std::atomic<bool> first_reported{false};
     auto say = [&](std::string raw) {
       std::string text = notes.check(raw);
       const std::string copy = o.timestamps.empty() ? std::string() : text;
+      if (!first_said) first_said = std::chrono::steady_clock::now();
       const uint64_t id = speaker.say(std::move(text));
       if (!o.timestamps.empty()) timestamps.said(id, copy);
     };
@@ -218,7 +234,10 @@ int main(int argc, char** argv) {
     std::atomic<bool> failed{false};
     speaker.on_report([&](const kokoro::UtteranceReport& r) {
       if (!r.error.empty()) failed = true;
-      if (!notes.spoken(r)) print_report(r, o.quiet);  // not "[spoken] 0.00 s" for nothing speakable
+      std::optional<double> since_start;
+      if (process_start && first_said && r.audio_seconds > 0 && !first_reported.exchange(true))
+        since_start = std::chrono::duration<double, std::milli>(*first_said - *process_start).count() + r.first_audio_ms;
+      if (!notes.spoken(r)) print_report(r, o.quiet, since_start);  // not "[spoken] 0.00 s" for nothing speakable
     });
 
     struct sigaction sa {};
