@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/heap.h"
+#include "core/verified_files.h"
 
 namespace kokoro {
 
@@ -31,6 +32,10 @@ struct Store {
   const char* base = nullptr;
   size_t size = 0;
   std::map<std::pair<size_t, std::string>, StoreEntry> entries;
+  // Every entry matched its hash in an earlier process (a record in verified_files.h): entries are used
+  // without hashing them again, which read all ~190 MB on the first sentence of every process (issue 28).
+  bool verified = false;
+  std::string path;
   ~Store() {
     if (base) munmap(const_cast<char*>(base), size);
   }
@@ -44,6 +49,7 @@ struct Region {
   std::string store_path;                  // empty: no store file
   std::shared_ptr<const Store> store;      // the store file as found at registration (may be null)
   size_t made = 0;                         // entries prepared here, not read from the store
+  size_t store_checked = 0;                // entries of `store` whose hash this process has checked
 };
 
 // Store file layout (little-endian, all offsets from the file's start):
@@ -57,12 +63,32 @@ bool store_disabled() {
   return e && std::strcmp(e, "0") == 0;
 }
 
+constexpr const char* kStoreCheck = "prepared store v1 hashes";
+
+// Whether the open store file `fd` was recorded as checked (its entries all matching their hashes), keeping
+// the record through the "last used" time set here: the record names the file's times (core/verified_files.h),
+// so any other write to it since (damage, a replacement) makes it check the hashes again.
+bool touch_and_check_record(int fd, const std::string& path) {
+  struct stat st {};
+  const bool verified = fstat(fd, &st) == 0 && was_verified(path, file_identity(st, kStoreCheck));
+  futimens(fd, nullptr);  // "last used", for prune_prepared_stores (fails harmlessly on a read-only cache)
+  if (verified && fstat(fd, &st) == 0) record_verified(path, file_identity(st, kStoreCheck));
+  return verified;
+}
+
+// Records that every entry of the store file at path matched its hash (a writer that just wrote them, or a
+// reader that has checked them all).
+void record_store_checked(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) record_verified(path, file_identity(st, kStoreCheck));
+}
+
 // The store file at path, or null when it is missing or does not parse (then it is simply rebuilt).
 std::shared_ptr<const Store> map_store(const std::string& path) {
   if (path.empty() || store_disabled()) return nullptr;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return nullptr;
-  futimens(fd, nullptr);  // "last used", for prune_prepared_stores (fails harmlessly on a read-only cache)
+  const bool verified = touch_and_check_record(fd, path);
   struct stat st {};
   if (fstat(fd, &st) != 0 || st.st_size < 16) {
     ::close(fd);
@@ -74,6 +100,8 @@ std::shared_ptr<const Store> map_store(const std::string& path) {
   auto s = std::make_shared<Store>();
   s->base = static_cast<const char*>(p);
   s->size = static_cast<size_t>(st.st_size);
+  s->verified = verified;
+  s->path = path;
   size_t at = 0;
   auto read = [&](void* dst, size_t n) {
     if (n > s->size - at) return false;
@@ -207,6 +235,7 @@ void adopt_written_store(const void* region_begin, const std::string& path,
   }
   r->store = std::move(store);
   r->made = still_made;
+  r->store_checked = 0;
 }
 }  // namespace
 
@@ -294,6 +323,7 @@ size_t persist_prepared_weights(const void* region_begin) {
     ::unlink(tmp.c_str());
     return 0;
   }
+  record_store_checked(path);  // its hashes were computed from the forms just written
   prune_prepared_stores(fs::path(path).parent_path().string(), path);
   adopt_written_store(region_begin, path, entries, hashes);
   const size_t count_written = entries.size();
@@ -378,25 +408,35 @@ PreparedBytes cached_weights(const void* data, const std::string& kind, const st
     }
   }
   PreparedBytes made;
-  bool from_store = false;
+  bool from_store = false, hashed = false;
   if (store) {
     const char* p = store->base + stored.file_offset;
-    // Checked at first use: a damaged or foreign entry is prepared again instead.
-    if (prepared_content_hash(p, stored.bytes) == stored.hash) {
+    // Checked at first use, unless an earlier process checked the whole file (Store::verified): a damaged or
+    // foreign entry is prepared again instead.
+    hashed = !store->verified;
+    if (store->verified || prepared_content_hash(p, stored.bytes) == stored.hash) {
       made = {store, p, stored.bytes};
       from_store = true;
     }
   }
   if (!from_store) made = make();
-  std::lock_guard<std::mutex> lock(c.mutex);
-  Region* r = region_of(c, data);
-  if (!r) return made;  // unregistered meanwhile: use it once, keep nothing
-  const auto [it, inserted] = r->entries.emplace(key, std::move(made));  // first one in wins
-  if (inserted) {
-    if (!from_store) ++r->made;
-    release_source_pages(*r, data);
+  bool all_checked = false;
+  {
+    std::lock_guard<std::mutex> lock(c.mutex);
+    Region* r = region_of(c, data);
+    if (!r) return made;  // unregistered meanwhile: use it once, keep nothing
+    const auto [it, inserted] = r->entries.emplace(key, std::move(made));  // first one in wins
+    if (inserted) {
+      if (!from_store) ++r->made;
+      release_source_pages(*r, data);
+      if (from_store && hashed && r->store == store)
+        all_checked = ++r->store_checked == store->entries.size();
+    }
+    made = it->second;
   }
-  return it->second;
+  // The last unchecked entry of the file matched: later processes need not hash them again.
+  if (all_checked) record_store_checked(store->path);
+  return made;
 }
 
 }  // namespace kokoro

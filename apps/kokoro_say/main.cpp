@@ -165,6 +165,15 @@ int main(int argc, char** argv) {
   app.add_flag("-v,--verbose", o.verbose, "Debug logging");
   CLI11_PARSE(app, argc, argv);
   kokoro::app::setup_logging("kokoro-say", o.verbose);
+  // The first utterance's first audio is also reported from the process's start (issue 28: what a one-shot
+  // `kokoro-say "..."` waits for, loading included); -v logs when each part of the start was done.
+  const auto process_start = kokoro::app::process_start_time();
+  auto started = [&](const char* what) {
+    if (process_start)
+      spdlog::debug("{} {:.1f} ms after the process started", what,
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - *process_start).count());
+  };
+  started("options read");
 
   try {
     const std::string assets = kokoro::find_assets_dir(o.speech.assets);
@@ -179,6 +188,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     auto frontend = kokoro::app::load_frontend(o.speech, assets);
+    started("frontend loaded");
     // Bytes that are not UTF-8 and texts with nothing to speak are said, not dropped in silence.
     kokoro::app::InputNotes notes("kokoro-say", stderr);
     std::string joined;
@@ -205,7 +215,9 @@ int main(int argc, char** argv) {
     }
 
     kokoro::app::SpeechEngine engine = kokoro::app::load_speech_engine(o.speech);
+    started("model loaded");
     std::unique_ptr<kokoro::AudioSink> sink = open_output(o);
+    started("output opened");
     if (!o.quiet)
       std::fprintf(stderr, "kokoro-say: voice %s, %s, output %s\n", engine.voice.name().c_str(),
                    kokoro::app::describe_speech(o.speech).c_str(), sink->describe().c_str());
@@ -213,12 +225,10 @@ int main(int argc, char** argv) {
     kokoro::SpeakerOptions so = kokoro::app::speaker_options(o.speech, engine);
     so.reference_noise = o.reference_noise;
     kokoro::Speaker speaker(engine.synthesizer, frontend, std::move(engine.voice), *sink, so);
+    started("engine started");
     kokoro::app::WordTimestamps timestamps;
     const auto timestamp_format = kokoro::app::parse_timestamp_format(o.timestamps_format, o.timestamps);
     if (!o.timestamps.empty()) speaker.on_event([&](const kokoro::StreamEvent& e) { timestamps.on_event(e); });
-    // The first utterance's first audio is also reported from the process's start (issue 28: what a one-shot
-    // `kokoro-say "..."` waits for, loading included).
-    const auto process_start = kokoro::app::process_start_time();
     std::optional<std::chrono::steady_clock::time_point> first_said;
     std::atomic<bool> first_reported{false};
     auto say = [&](std::string raw) {
@@ -238,6 +248,7 @@ int main(int argc, char** argv) {
       if (process_start && first_said && r.audio_seconds > 0 && !first_reported.exchange(true))
         since_start = std::chrono::duration<double, std::milli>(*first_said - *process_start).count() + r.first_audio_ms;
       if (!notes.spoken(r)) print_report(r, o.quiet, since_start);  // not "[spoken] 0.00 s" for nothing speakable
+      spdlog::debug("stages (ms before the first audio / in all): {}", kokoro::app::format_stages(r.stages));
     });
 
     struct sigaction sa {};
