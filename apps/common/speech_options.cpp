@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <future>
 #include <cstdlib>
 
 #include "core/assets.h"
@@ -87,19 +88,25 @@ std::shared_ptr<const Frontend> load_frontend(const SpeechOptions& o, const std:
 SpeechEngine load_speech_engine(const SpeechOptions& o) {
   SpeechEngine e;
   e.assets_dir = find_assets_dir(o.assets);
-  e.frontend = load_frontend(o, e.assets_dir);
-  e.voice = VoicePack::resolve(o.voice, e.assets_dir);
   set_num_threads(o.threads);
   if (!o.precision.empty())
     set_precision(parse_precision(o.precision, "--precision"));
   else if (!std::getenv("KOKORO_PRECISION"))
     set_precision(recommended_precision());  // bf16-all where the CPU has it; fp32 is one flag away
   const std::string model = default_model_path(o.model);
-  try {
-    e.synthesizer = std::make_shared<const Synthesizer>(ModelFile::open(model));
-  } catch (const Error& ex) {
-    throw Error(ex.what() + missing_model_hint(model));
-  }
+  const bool slice = parse_synthesis_mode(o.mode) == SynthesisMode::slice;
+  // The model on its own thread (a future's destructor waits for it, also when the frontend throws).
+  std::future<void> model_loaded = std::async(std::launch::async, [&] {
+    try {
+      e.synthesizer = std::make_shared<const Synthesizer>(ModelFile::open(model));
+    } catch (const Error& ex) {
+      throw Error(ex.what() + missing_model_hint(model));
+    }
+    if (slice) e.slice_options = recommended_slice_options(e.synthesizer->model(), &e.slice_note);
+  });
+  e.frontend = load_frontend(o, e.assets_dir);
+  e.voice = VoicePack::resolve(o.voice, e.assets_dir);
+  model_loaded.get();
   return e;
 }
 
@@ -115,8 +122,8 @@ SpeakerOptions speaker_options(const SpeechOptions& o, const SpeechEngine& engin
   so.seed = o.seed;
   so.mode = parse_synthesis_mode(o.mode);
   if (so.mode == SynthesisMode::slice) {
-    std::string note;
-    so.stream = recommended_slice_options(engine.synthesizer->model(), &note);
+    std::string note = engine.slice_note;
+    so.stream = engine.slice_options ? *engine.slice_options : recommended_slice_options(engine.synthesizer->model(), &note);
     spdlog::info("{}", note);
   }
   so.stream.slice_schedule.first_slice_seconds = o.first_slice;

@@ -187,13 +187,12 @@ int main(int argc, char** argv) {
                     d.host_api.c_str(), d.max_output_channels, d.default_rate);
       return 0;
     }
-    auto frontend = kokoro::app::load_frontend(o.speech, assets);
-    started("frontend loaded");
     // Bytes that are not UTF-8 and texts with nothing to speak are said, not dropped in silence.
     kokoro::app::InputNotes notes("kokoro-say", stderr);
     std::string joined;
     for (const auto& w : o.words) joined += (joined.empty() ? "" : " ") + w;
     if (o.phonemes) {
+      auto frontend = kokoro::app::load_frontend(o.speech, assets);
       auto print = [&](const std::string& raw) {
         const std::string text = notes.check(raw);
         const auto segments = frontend->segment(text);
@@ -215,7 +214,7 @@ int main(int argc, char** argv) {
     }
 
     kokoro::app::SpeechEngine engine = kokoro::app::load_speech_engine(o.speech);
-    started("model loaded");
+    started("frontend and model loaded");
     std::unique_ptr<kokoro::AudioSink> sink = open_output(o);
     started("output opened");
     if (!o.quiet)
@@ -224,7 +223,7 @@ int main(int argc, char** argv) {
 
     kokoro::SpeakerOptions so = kokoro::app::speaker_options(o.speech, engine);
     so.reference_noise = o.reference_noise;
-    kokoro::Speaker speaker(engine.synthesizer, frontend, std::move(engine.voice), *sink, so);
+    kokoro::Speaker speaker(engine.synthesizer, engine.frontend, std::move(engine.voice), *sink, so);
     started("engine started");
     kokoro::app::WordTimestamps timestamps;
     const auto timestamp_format = kokoro::app::parse_timestamp_format(o.timestamps_format, o.timestamps);
