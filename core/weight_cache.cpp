@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -239,6 +240,27 @@ void adopt_written_store(const void* region_begin, const std::string& path,
 }
 }  // namespace
 
+namespace {
+// A store in use whose hashes no process has recorded as checked (written before records existed, or by a
+// build that did not record them, or used only in part): checks every entry now and records the file if
+// all match, so that the next processes skip hashing (off the audio path: when the caller persists). The
+// pages of entries this process does not use are let go again once read (as persisting does).
+void check_whole_store(const std::shared_ptr<const Store>& store, const std::set<std::pair<size_t, std::string>>& in_use) {
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  for (const auto& [key, e] : store->entries) {
+    const char* p = store->base + e.file_offset;
+    const bool ok = prepared_content_hash(p, e.bytes) == e.hash;
+    if (!in_use.count(key)) {
+      const uintptr_t a = (reinterpret_cast<uintptr_t>(p) + page - 1) / page * page;
+      const uintptr_t b = (reinterpret_cast<uintptr_t>(p) + e.bytes) / page * page;
+      if (b > a) madvise(reinterpret_cast<void*>(a), b - a, MADV_DONTNEED);
+    }
+    if (!ok) return;
+  }
+  record_store_checked(store->path);
+}
+}  // namespace
+
 size_t persist_prepared_weights(const void* region_begin) {
   if (store_disabled()) return 0;
   std::string path;
@@ -247,10 +269,19 @@ size_t persist_prepared_weights(const void* region_begin) {
   std::shared_ptr<const Store> store;
   {
     Cache& c = cache();
-    std::lock_guard<std::mutex> lock(c.mutex);
+    std::unique_lock<std::mutex> lock(c.mutex);
     Region* r = nullptr;
     for (auto& reg : c.regions)
       if (reg.begin == region_begin) r = &reg;
+    if (r && r->made == 0 && r->store && !r->store->verified) {
+      store = r->store;
+      std::set<std::pair<size_t, std::string>> in_use;
+      for (const auto& [key, value] : r->entries)
+        if (value.owner == store) in_use.insert({static_cast<size_t>(static_cast<const char*>(key.first) - r->begin), key.second});
+      lock.unlock();
+      check_whole_store(store, in_use);
+      return 0;
+    }
     if (!r || r->store_path.empty() || r->made == 0) return 0;
     path = r->store_path;
     for (const auto& [key, value] : r->entries)
