@@ -102,10 +102,14 @@ SpeechEngine load_speech_engine(const SpeechOptions& o) {
     } catch (const Error& ex) {
       throw Error(ex.what() + missing_model_hint(model));
     }
+    const auto t0 = std::chrono::steady_clock::now();
     if (slice) e.slice_options = recommended_slice_options(e.synthesizer->model(), &e.slice_note);
+    spdlog::debug("model open, slice options read {:.1f} ms later", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   });
+  const auto t0 = std::chrono::steady_clock::now();
   e.frontend = load_frontend(o, e.assets_dir);
   e.voice = VoicePack::resolve(o.voice, e.assets_dir);
+  spdlog::debug("frontend and voice loaded in {:.1f} ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   model_loaded.get();
   return e;
 }
