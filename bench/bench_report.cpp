@@ -196,10 +196,10 @@ std::string to_table(const BenchResult& r, const ModelFile& model) {
       if (c.name == r.cold_corpus) warm_p50 = percentile(totals({&c}, model).ttfa, 50);
     const double cold_p50 = percentile(r.cold.first_audio_ms, 50);
     std::snprintf(line, sizeof line,
-                  "cold %-4s %5zu   new kokoro-say processes: first audio p50 %.0f ms, p95 %.0f ms after the start "
-                  "(warm p50 %.0f ms: +%.0f ms); exit p50 %.0f ms\n",
-                  r.cold_corpus.substr(0, 4).c_str(), r.cold.first_audio_ms.size(), cold_p50,
-                  percentile(r.cold.first_audio_ms, 95), warm_p50, cold_p50 - warm_p50, percentile(r.cold.exit_ms, 50));
+                  "cold      %5zu  new kokoro-say processes on %s: first audio p50 %.0f, p95 %.0f ms from their start "
+                  "(warm TTFA p50 %.0f ms: %+.0f ms); exit p50 %.0f ms\n",
+                  r.cold.first_audio_ms.size(), r.cold_corpus.c_str(), cold_p50, percentile(r.cold.first_audio_ms, 95),
+                  warm_p50, cold_p50 - warm_p50, percentile(r.cold.exit_ms, 50));
     o << line;
   }
   // Per stage: the mean part of an utterance's first audio, and all of its time over the run.
@@ -302,7 +302,7 @@ void write_plots(const BenchResult& r, const std::string& dir) {
     << "plot '" << dat << "' using 0:2:xtic(1) with boxes lc rgb '#d5773a'\n"
     << "set title 'All the work (ms per second of audio)'; set ylabel 'ms per audio second'\n"
     << "set yrange [0:" << std::max(1.0, 1.1 * max_per_s) << "]\n"
-    << "plot '" << dat << "' using 0:3:xtic(1) with boxes lc rgb '#3a7bd5'\n"
+    << "plot '" << dat << "' every ::0::" << kEngineStages - 1 << " using 0:3:xtic(1) with boxes lc rgb '#3a7bd5'\n"
     << "unset multiplot\n";
   g.close();
   const std::string cmd = "gnuplot '" + (d / "plots.gp").string() + "'";

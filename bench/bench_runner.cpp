@@ -133,6 +133,7 @@ class EngineRunner : public Runner {
     m.stages = r.stages;
     m.frontend_ms = r.stages.total(EngineStage::frontend);
     m.segment_count = r.segments;
+    for (const UtteranceReport::SegmentSize& s : r.segment_sizes) m.segments.push_back({s.tokens, s.frames});
     return m;
   }
 

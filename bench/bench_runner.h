@@ -23,7 +23,7 @@
 
 namespace kokoro::bench {
 
-struct SegmentMeasure {  // for the work model (bench/flop_model.h); exact mode only
+struct SegmentMeasure {  // for the work model (bench/flop_model.h)
   int64_t tokens = 0;  // ids including the two boundary tokens
   int64_t frames = 0;  // asr frames (25 ms each)
 };
@@ -37,7 +37,7 @@ struct UtteranceMeasure {
   int underruns = 0;       // times a real-time device would have run dry
   double dry_ms = 0;       // silence it would have played in total
   size_t segment_count = 0;
-  std::vector<SegmentMeasure> segments;  // exact mode: each segment's size
+  std::vector<SegmentMeasure> segments;  // each segment's size
 };
 
 struct RunnerOptions {

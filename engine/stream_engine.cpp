@@ -412,6 +412,7 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
       spdlog::debug("acoustic model: {} tokens, {:.1f} ms", ids.size(), acoustic_s * 1e3);
       if (stale(generation)) return;
       const int64_t F = feats.frames();
+      record_segment_size(id, static_cast<int64_t>(ids.size()), F);
       acoustic_rtf_.store(updated_preroll_rtf(acoustic_rtf_.load(), acoustic_s * kSampleRate / (std::max<int64_t>(F, 1) * kSamplesPerFrame)));
       acoustic_frames_ += static_cast<double>(F);  // frames per (speed-scaled) phoneme, for the estimates
       acoustic_phonemes_ += scaled_phonemes[si];

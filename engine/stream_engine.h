@@ -204,6 +204,7 @@ class StreamEngine {
   void record_stage(uint64_t utterance, EngineStage stage, std::chrono::steady_clock::time_point begin,
                     std::chrono::steady_clock::time_point end);
   void record_output(uint64_t utterance, std::chrono::steady_clock::time_point write_begin);
+  void record_segment_size(uint64_t utterance, int64_t tokens, int64_t frames);
   static void note_first_audio(Utterance& u);
   void fail_utterance(uint64_t utterance, const std::string& error);
   void finish_utterance(uint64_t utterance, bool interrupted);

@@ -44,4 +44,9 @@ void StreamEngine::record_output(uint64_t utterance, Clock::time_point write_beg
   if (auto it = utterances_.find(utterance); it != utterances_.end()) it->second.report.stages.add(EngineStage::output, ms, false);
 }
 
+void StreamEngine::record_segment_size(uint64_t utterance, int64_t tokens, int64_t frames) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto it = utterances_.find(utterance); it != utterances_.end()) it->second.report.segment_sizes.push_back({tokens, frames});
+}
+
 }  // namespace kokoro

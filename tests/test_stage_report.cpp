@@ -54,6 +54,12 @@ void expect_consistent(const UtteranceReport& r) {
   double items = 0;
   for (double ms : s.generator_items_ms) items += ms;
   EXPECT_NEAR(items, s.total(EngineStage::generator), 1e-6);
+  // Each segment's size, for work counts.
+  EXPECT_EQ(r.segment_sizes.size(), r.segments);
+  for (const UtteranceReport::SegmentSize& z : r.segment_sizes) {
+    EXPECT_GT(z.tokens, 2);
+    EXPECT_GT(z.frames, 0);
+  }
   // The frontend ran, the text was spoken, and the sink was written to.
   EXPECT_GT(s.total(EngineStage::frontend), 0.0);
   EXPECT_GT(s.before_first_audio(EngineStage::frontend), 0.0);
