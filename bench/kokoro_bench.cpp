@@ -194,6 +194,10 @@ int main(int argc, char** argv) {
                  "New kokoro-say processes, one per sentence of the short corpus, for the cold figure: first audio from "
                  "the process's start, beside the warm TTFA (0: skip)")
       ->capture_default_str()->check(CLI::Range(0, 1000));
+  std::string cold_say;
+  app.add_option("--cold-say", cold_say,
+                 "The kokoro-say the cold figure starts (default: the one beside kokoro-bench; another build's, for a "
+                 "before/after in one run)");
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -306,7 +310,8 @@ int main(int argc, char** argv) {
     measure_text_side(*synth, assets, r, text_runs);
     if (cold_runs > 0 && phoneme_file.empty()) {
       ColdStartOptions co;
-      co.say_binary = (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "kokoro-say").string();
+      co.say_binary = !cold_say.empty() ? cold_say
+                                        : (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "kokoro-say").string();
       co.args = {"--mode", mode == "engine-exact" ? "exact" : mode, "--precision", r.precision, "--voice", voice,
                  "--threads", std::to_string(threads), "--model", default_model_path(model_path), "--assets", assets};
       if (max_slice > 0) co.args.insert(co.args.end(), {"--max-slice", std::to_string(max_slice)});

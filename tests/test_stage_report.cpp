@@ -126,7 +126,9 @@ TEST(StageReport, VocodeStageSplitCutsAtTheTraceEvents) {
   EXPECT_EQ(pieces[2].stage, EngineStage::generator);
   for (size_t i = 0; i < pieces.size(); ++i) {
     EXPECT_LE(pieces[i].begin, pieces[i].end);
-    if (i > 0) EXPECT_EQ(pieces[i].begin, pieces[i - 1].end) << "the stages follow each other without a gap";
+    if (i > 0) {
+      EXPECT_EQ(pieces[i].begin, pieces[i - 1].end) << "the stages follow each other without a gap";
+    }
   }
 }
 
