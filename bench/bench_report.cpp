@@ -15,10 +15,20 @@ namespace kokoro::bench {
 
 namespace {
 
+// The work model's FLOPs of the synthesis stages, on the engine's stages (engine/stage_report.h).
+std::array<double, kEngineStages> engine_stage_flops(const std::array<double, kStageCount>& f) {
+  std::array<double, kEngineStages> e{};
+  e[static_cast<int>(EngineStage::acoustic)] = f[kAlbert] + f[kProsody] + f[kTextEncoder];
+  e[static_cast<int>(EngineStage::decoder)] = f[kDecoder];
+  e[static_cast<int>(EngineStage::source)] = f[kSource];
+  e[static_cast<int>(EngineStage::generator)] = f[kGenerator] + f[kIstft];
+  return e;
+}
+
 struct Totals {
   double compute_ms = 0, audio_s = 0, frontend_ms = 0;
-  StageTimes stages;
-  std::array<double, kStageCount> flops{};
+  EngineStages stages;  // summed over utterances
+  std::array<double, kEngineStages> flops{};
   std::vector<double> ttfa;
   size_t segments = 0;
   size_t dry_utterances = 0;  // utterances that would have run dry on a real-time device
@@ -36,14 +46,27 @@ Totals totals(const std::vector<const CorpusResult*>& corpora, const ModelFile& 
       if (u.underruns > 0) ++t.dry_utterances;
       t.dry_ms += u.dry_ms;
       t.max_dry_ms = std::max(t.max_dry_ms, u.dry_ms);
+      for (int i = 0; i < kEngineStages; ++i) {
+        t.stages.total_ms[i] += u.stages.total_ms[i];
+        t.stages.before_first_audio_ms[i] += u.stages.before_first_audio_ms[i];
+      }
+      t.segments += u.segment_count;
       for (const SegmentMeasure& s : u.segments) {
-        t.stages += s.stages;
-        const auto f = stage_flops(model, s.tokens, s.frames);
-        for (int i = 0; i < kStageCount; ++i) t.flops[i] += f[i];
-        ++t.segments;
+        const auto f = engine_stage_flops(stage_flops(model, s.tokens, s.frames));
+        for (int i = 0; i < kEngineStages; ++i) t.flops[i] += f[i];
       }
     }
   return t;
+}
+
+// Mean per utterance of the stages' parts before the first audio, and of the wait between them (TTFA minus
+// their sum): the parts of the mean TTFA.
+double mean_before(const Totals& t, int stage) { return t.ttfa.empty() ? 0.0 : t.stages.before_first_audio_ms[stage] / t.ttfa.size(); }
+double mean_wait(const Totals& t) {
+  if (t.ttfa.empty()) return 0;
+  double ttfa = 0;
+  for (double v : t.ttfa) ttfa += v;
+  return std::max(0.0, (ttfa - t.stages.sum_before_first_audio_ms()) / t.ttfa.size());
 }
 
 std::vector<const CorpusResult*> all(const BenchResult& r) {
@@ -112,18 +135,38 @@ nlohmann::json to_json(const BenchResult& r, const ModelFile& model) {
   j["albert_ms_20_tokens_eigen_baseline"] = r.text_side_baseline_albert_ms_20;
   j["frontend_ms"] = t.frontend_ms;
   nlohmann::json stages = nlohmann::json::array();
-  for (int i = 0; i < kStageCount; ++i) {
-    const double ms = t.stages.ms[i];
+  for (int i = 0; i < kEngineStages; ++i) {
+    const double ms = t.stages.total_ms[i];
     const double gflops = ms > 0 ? t.flops[i] / (ms * 1e6) : 0.0;
-    stages.push_back({{"name", stage_name(i)},
+    stages.push_back({{"name", engine_stage_name(static_cast<EngineStage>(i))},
                       {"ms", ms},
                       {"ms_per_audio_s", t.audio_s > 0 ? ms / t.audio_s : 0.0},
+                      {"before_first_audio_ms_mean", mean_before(t, i)},
                       {"gflop", t.flops[i] / 1e9},
                       {"gflops", gflops},
                       {"of_peak", r.peak.gflops_n > 0 ? gflops / r.peak.gflops_n : 0.0}});
   }
   j["stages"] = stages;
+  j["before_first_audio_wait_ms_mean"] = mean_wait(t);  // TTFA not spent in any stage (queues, compute turns)
   for (const auto& c : r.corpora) j["corpora"][c.name] = summary(totals({&c}, model));
+  if (!r.cold.first_audio_ms.empty()) {
+    const CorpusResult* warm = nullptr;
+    for (const auto& c : r.corpora)
+      if (c.name == r.cold_corpus) warm = &c;
+    nlohmann::json cold = {{"corpus", r.cold_corpus},
+                           {"runs", r.cold.first_audio_ms.size()},
+                           {"first_audio_ms_p50", percentile(r.cold.first_audio_ms, 50)},
+                           {"first_audio_ms_p95", percentile(r.cold.first_audio_ms, 95)},
+                           {"first_audio_from_say_ms_p50", percentile(r.cold.from_say_ms, 50)},
+                           {"exit_ms_p50", percentile(r.cold.exit_ms, 50)},
+                           {"exit_ms_p95", percentile(r.cold.exit_ms, 95)}};
+    if (warm) {
+      const double warm_p50 = percentile(totals({warm}, model).ttfa, 50);
+      cold["warm_ttfa_ms_p50"] = warm_p50;
+      cold["cold_minus_warm_ms_p50"] = percentile(r.cold.first_audio_ms, 50) - warm_p50;
+    }
+    j["cold"] = cold;
+  }
   return j;
 }
 
@@ -158,22 +201,40 @@ std::string to_table(const BenchResult& r, const ModelFile& model) {
   };
   for (const auto& c : r.corpora) row(c.name, totals({&c}, model));
   row("all", t);
-  o << "\nstage          ms total   ms per audio s   share   GFLOP   GFLOP/s   of peak\n";
-  const double total_ms = t.stages.total() + t.frontend_ms;
-  auto stage_row = [&](const char* name, double ms, double flops) {
-    const double gflops = ms > 0 ? flops / (ms * 1e6) : 0;
-    if (flops > 0 && r.peak.gflops_n > 0)
-      std::snprintf(line, sizeof line, "%-13s %9.1f %16.2f %6.1f%% %7.2f %9.1f %8.0f%%\n", name, ms, ms / t.audio_s,
-                    100 * ms / total_ms, flops / 1e9, gflops, 100 * gflops / r.peak.gflops_n);
-    else if (flops > 0)
-      std::snprintf(line, sizeof line, "%-13s %9.1f %16.2f %6.1f%% %7.2f %9.1f        -\n", name, ms, ms / t.audio_s,
-                    100 * ms / total_ms, flops / 1e9, gflops);
-    else
-      std::snprintf(line, sizeof line, "%-13s %9.1f %16.2f %6.1f%%\n", name, ms, ms / t.audio_s, 100 * ms / total_ms);
+  if (!r.cold.first_audio_ms.empty()) {
+    double warm_p50 = 0;
+    for (const auto& c : r.corpora)
+      if (c.name == r.cold_corpus) warm_p50 = percentile(totals({&c}, model).ttfa, 50);
+    const double cold_p50 = percentile(r.cold.first_audio_ms, 50);
+    std::snprintf(line, sizeof line,
+                  "cold      %5zu  new kokoro-say processes on %s: first audio p50 %.0f, p95 %.0f ms from their start "
+                  "(warm TTFA p50 %.0f ms: %+.0f ms); exit p50 %.0f ms\n",
+                  r.cold.first_audio_ms.size(), r.cold_corpus.c_str(), cold_p50, percentile(r.cold.first_audio_ms, 95),
+                  warm_p50, cold_p50 - warm_p50, percentile(r.cold.exit_ms, 50));
     o << line;
+  }
+  // Per stage: the mean part of an utterance's first audio, and all of its time over the run.
+  o << "\nstage        before first audio   ms total   ms per audio s   share   GFLOP   GFLOP/s   of peak\n"
+       "             (ms, mean per utt.)\n";
+  const double total_ms = t.stages.sum_total_ms();
+  auto stage_row = [&](const char* name, double before, double ms, double flops) {
+    const double gflops = ms > 0 ? flops / (ms * 1e6) : 0;
+    const double share = total_ms > 0 ? 100 * ms / total_ms : 0.0, per_s = t.audio_s > 0 ? ms / t.audio_s : 0.0;
+    int n = std::snprintf(line, sizeof line, "%-12s %18.1f %10.1f %16.2f %6.1f%%", name, before, ms, per_s, share);
+    if (flops > 0 && r.peak.gflops_n > 0)
+      std::snprintf(line + n, sizeof line - n, " %7.2f %9.1f %8.0f%%", flops / 1e9, gflops, 100 * gflops / r.peak.gflops_n);
+    else if (flops > 0)
+      std::snprintf(line + n, sizeof line - n, " %7.2f %9.1f        -", flops / 1e9, gflops);
+    o << line << "\n";
   };
-  stage_row("frontend", t.frontend_ms, 0);
-  for (int i = 0; i < kStageCount; ++i) stage_row(stage_name(i), t.stages.ms[i], t.flops[i]);
+  for (int i = 0; i < kEngineStages; ++i)
+    stage_row(engine_stage_name(static_cast<EngineStage>(i)), mean_before(t, i), t.stages.total_ms[i], t.flops[i]);
+  std::snprintf(line, sizeof line, "%-12s %18.1f   (queues and compute turns between the stages)\n", "waiting", mean_wait(t));
+  o << line;
+  double ttfa_mean = 0;
+  for (double v : t.ttfa) ttfa_mean += v / t.ttfa.size();
+  std::snprintf(line, sizeof line, "%-12s %18.1f   (mean time to first audio)\n", "= TTFA", ttfa_mean);
+  o << line;
   std::snprintf(line, sizeof line,
                 "\ntext side for 20 phoneme tokens (ALBERT + prosody + text encoder, median): %.1f ms "
                 "(%.1f + %.1f + %.1f)\n",
@@ -206,19 +267,29 @@ void write_plots(const BenchResult& r, const std::string& dir) {
       f << "\n\n";
     }
   }
-  // Stage time per second of audio, all corpora together.
+  // Per stage, all corpora together: the mean part of an utterance's first audio, and its time per second of
+  // audio (the engine's stages in every mode, engine/stage_report.h).
+  double max_before = 0, max_per_s = 0;
   {
-    StageTimes s;
-    double audio = 0, front = 0;
+    Totals t;
     for (const auto& c : r.corpora)
       for (const auto& u : c.runs) {
-        audio += u.audio_s;
-        front += u.frontend_ms;
-        for (const auto& seg : u.segments) s += seg.stages;
+        t.audio_s += u.audio_s;
+        t.ttfa.push_back(u.ttfa_ms);
+        for (int i = 0; i < kEngineStages; ++i) {
+          t.stages.total_ms[i] += u.stages.total_ms[i];
+          t.stages.before_first_audio_ms[i] += u.stages.before_first_audio_ms[i];
+        }
       }
     std::ofstream f(d / "stages.dat");
-    f << "frontend " << (audio > 0 ? front / audio : 0) << "\n";
-    for (int i = 0; i < kStageCount; ++i) f << stage_name(i) << " " << (audio > 0 ? s.ms[i] / audio : 0) << "\n";
+    for (int i = 0; i < kEngineStages; ++i) {
+      const double before = mean_before(t, i), per_s = t.audio_s > 0 ? t.stages.total_ms[i] / t.audio_s : 0;
+      f << engine_stage_name(static_cast<EngineStage>(i)) << " " << before << " " << per_s << "\n";
+      max_before = std::max(max_before, before);
+      max_per_s = std::max(max_per_s, per_s);
+    }
+    f << "waiting " << mean_wait(t) << " 0\n";
+    max_before = std::max(max_before, mean_wait(t));
   }
   std::ofstream g(d / "plots.gp");
   g << "set terminal pngcairo noenhanced size 900,540 font 'sans,11'\n"
@@ -230,11 +301,20 @@ void write_plots(const BenchResult& r, const std::string& dir) {
   for (size_t i = 0; i < r.corpora.size(); ++i)
     g << (i ? ", " : "") << "'" << (d / "ttfa.dat").string() << "' index " << i
       << " using 1:2 with steps lw 2 title '" << r.corpora[i].name << "'";
-  g << "\nset output '" << (d / "stages.png").string() << "'\n"
-    << "set title 'Compute per second of audio, by stage (mode " << r.mode << ", " << r.threads << " thread(s))'\n"
-    << "set xlabel ''; set ylabel 'ms per audio second'; unset key; set autoscale y; set yrange [0:*]\n"
-    << "set style fill solid 0.8; set boxwidth 0.7; set xtics rotate by -30\n"
-    << "plot '" << (d / "stages.dat").string() << "' using 0:2:xtic(1) with boxes lc rgb '#3a7bd5'\n";
+  // Two panels: what the first audio waits for, and where the compute goes. A range of at least 1 keeps
+  // gnuplot from refusing an all-zero panel ("empty y range").
+  const std::string dat = (d / "stages.dat").string();
+  g << "\nset terminal pngcairo noenhanced size 1200,540 font 'sans,11'\n"
+    << "set output '" << (d / "stages.png").string() << "'\n"
+    << "set multiplot layout 1,2 title 'By stage, mode " << r.mode << ", " << r.threads << " thread(s)'\n"
+    << "set xlabel ''; unset key; set style fill solid 0.8; set boxwidth 0.7; set xtics rotate by -30; set grid ytics\n"
+    << "set title 'Before the first audio (ms, mean per utterance)'; set ylabel 'ms'\n"
+    << "set yrange [0:" << std::max(1.0, 1.1 * max_before) << "]\n"
+    << "plot '" << dat << "' using 0:2:xtic(1) with boxes lc rgb '#d5773a'\n"
+    << "set title 'All the work (ms per second of audio)'; set ylabel 'ms per audio second'\n"
+    << "set yrange [0:" << std::max(1.0, 1.1 * max_per_s) << "]\n"
+    << "plot '" << dat << "' every ::0::" << kEngineStages - 1 << " using 0:3:xtic(1) with boxes lc rgb '#3a7bd5'\n"
+    << "unset multiplot\n";
   g.close();
   const std::string cmd = "gnuplot '" + (d / "plots.gp").string() + "'";
   if (std::system(cmd.c_str()) != 0)

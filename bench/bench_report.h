@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bench/bench_runner.h"
+#include "bench/cold_start.h"
 #include "bench/gemm_peak.h"
 #include "core/model_file.h"
 
@@ -34,6 +35,8 @@ struct BenchResult {
   double text_side_baseline_ms_20 = 0;         // the same with the Eigen linear_rows baseline, same run
   double text_side_baseline_albert_ms_20 = 0;  // ... of which ALBERT
   std::vector<CorpusResult> corpora;
+  ColdStartResult cold;        // empty: not measured (--cold-runs 0)
+  std::string cold_corpus;     // the corpus its sentences came from
 };
 
 double percentile(std::vector<double> v, double p);  // p in [0, 100], linear interpolation

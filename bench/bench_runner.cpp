@@ -44,6 +44,7 @@ class ExactRunner : public Runner {
       segments = frontend_.segment(text);
     }
     m.frontend_ms = ms_between(t0, Clock::now());
+    m.stages.add(EngineStage::frontend, m.frontend_ms, true);
     SeededNoise noise(0);
     StageTimer timer;
     bool first = true;
@@ -51,6 +52,7 @@ class ExactRunner : public Runner {
       const auto tf = Clock::now();
       const std::vector<int64_t> ids = tokenize(seg.phonemes, vocab_);
       m.frontend_ms += ms_between(tf, Clock::now());
+      m.stages.add(EngineStage::frontend, ms_between(tf, Clock::now()), first);
       if (ids.empty()) continue;
       const int64_t n_phonemes = static_cast<int64_t>(utf8::count_code_points(seg.phonemes));
       timer.start();
@@ -63,12 +65,13 @@ class ExactRunner : public Runner {
         ++m.underruns;  // this segment arrives after the previous ones have played
         m.dry_ms += ready_ms - due_ms;
       }
+      add_stage_times(m.stages, timer.times(), first);
       first = false;
       SegmentMeasure s;
       s.tokens = static_cast<int64_t>(ids.size()) + 2;
       s.frames = std::accumulate(r.durations.begin(), r.durations.end(), int64_t{0});
-      s.stages = timer.times();
       m.segments.push_back(s);
+      ++m.segment_count;
       m.audio_s += r.seconds();
     }
     m.compute_ms = ms_between(t0, Clock::now());
@@ -93,8 +96,7 @@ class ExactRunner : public Runner {
 
 // The streaming engine (engine/stream_engine.h) in a given mode onto a simulated real-time device: TTFA is the
 // engine's own first_audio_ms (say() to the first samples handed to the sink), compute time is say() to the
-// utterance's report. The engine's stages run on three threads at once, so per-stage times are not split here
-// (they stay zero in the table).
+// utterance's report, stage times are the report's.
 class EngineRunner : public Runner {
  public:
   EngineRunner(std::shared_ptr<const Synthesizer> synth, const std::string& assets_dir, const RunnerOptions& o,
@@ -128,8 +130,10 @@ class EngineRunner : public Runner {
     const DryRun dry = sink_.take();
     m.underruns = dry.underruns;
     m.dry_ms = dry.dry_ms;
-    SegmentMeasure s;  // totals only; see above
-    m.segments.assign(r.segments, s);
+    m.stages = r.stages;
+    m.frontend_ms = r.stages.total(EngineStage::frontend);
+    m.segment_count = r.segments;
+    for (const UtteranceReport::SegmentSize& s : r.segment_sizes) m.segments.push_back({s.tokens, s.frames});
     return m;
   }
 

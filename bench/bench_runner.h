@@ -2,10 +2,11 @@
 // and reporting when the first audio became available (TTFA), the compute time and the per-stage split.
 //
 //   exact   ExactRunner: frontend -> Synthesizer::synthesize per segment (engine/synthesizer.h), one after
-//           the other; TTFA is frontend + first segment. Per-stage times are split.
+//           the other; TTFA is frontend + first segment. Stage times from the trace (bench/stage_timer.h).
 //   slice, stream, engine-exact
 //           EngineRunner: engine/stream_engine.h in that mode onto a simulated real-time device
-//           (bench/simulated_device.h); TTFA is the engine's first_audio_ms. Per-stage times are not split.
+//           (bench/simulated_device.h); TTFA is the engine's first_audio_ms, stage times its report's
+//           (engine/stage_report.h).
 // Every runner reports whether the utterance would have run dry on a real-time device that starts at the
 // first audio (ExactRunner: segments back to back, no overlap; EngineRunner: the device itself).
 #pragma once
@@ -15,26 +16,28 @@
 
 #include "bench/stage_timer.h"
 #include "core/voice.h"
+#include "engine/stage_report.h"
 #include "engine/synthesizer.h"
 #include "frontend/frontend.h"
 #include "frontend/vocab.h"
 
 namespace kokoro::bench {
 
-struct SegmentMeasure {
+struct SegmentMeasure {  // for the work model (bench/flop_model.h)
   int64_t tokens = 0;  // ids including the two boundary tokens
   int64_t frames = 0;  // asr frames (25 ms each)
-  StageTimes stages;
 };
 
 struct UtteranceMeasure {
   double ttfa_ms = 0;      // from the text's arrival to the first audio sample being available
   double compute_ms = 0;   // total wall time: frontend and every segment
   double frontend_ms = 0;  // text -> phoneme segments -> ids
+  EngineStages stages;     // per stage, before the first audio and in all (frontend_ms included)
   double audio_s = 0;
   int underruns = 0;       // times a real-time device would have run dry
   double dry_ms = 0;       // silence it would have played in total
-  std::vector<SegmentMeasure> segments;
+  size_t segment_count = 0;
+  std::vector<SegmentMeasure> segments;  // each segment's size
 };
 
 struct RunnerOptions {

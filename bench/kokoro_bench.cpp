@@ -12,6 +12,7 @@
 //   build/bin/kokoro-bench --phoneme-file P.txt     one phoneme string per line, no frontend (bench/peers/)
 //   build/bin/kokoro-bench --feed-wps 4             text streaming in: each corpus fed word by word at 4 words/s,
 //                                                   the delay from each sentence's end to its audio (bench/text_feed.h)
+//   build/bin/kokoro-bench --cold-runs 0            skip the cold figure (new kokoro-say processes, bench/cold_start.h)
 //
 // Each corpus file is read as one utterance per non-empty line, except passage.txt, which is one utterance
 // (a ~2-minute text the frontend splits into segments). One untimed warm-up utterance runs first.
@@ -30,6 +31,7 @@
 #include "bench/process_stats.h"
 #include "bench/bench_report.h"
 #include "bench/bench_runner.h"
+#include "bench/cold_start.h"
 #include "bench/gemm_peak.h"
 #include "bench/multi_stream.h"
 #include "bench/text_feed.h"
@@ -217,6 +219,15 @@ int main(int argc, char** argv) {
                  "streams in) and report each sentence's delay from its last character to its first audio, beside the "
                  "same feed read line by line (0: off)")
       ->check(CLI::Range(0.0, 1000.0));
+  int cold_runs = 8;
+  app.add_option("--cold-runs", cold_runs,
+                 "New kokoro-say processes, one per sentence of the short corpus, for the cold figure: first audio from "
+                 "the process's start, beside the warm TTFA (0: skip)")
+      ->capture_default_str()->check(CLI::Range(0, 1000));
+  std::string cold_say;
+  app.add_option("--cold-say", cold_say,
+                 "The kokoro-say the cold figure starts (default: the one beside kokoro-bench; another build's, for a "
+                 "before/after in one run)");
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -339,6 +350,20 @@ int main(int argc, char** argv) {
     // Peak RSS of the engine on the corpora, before the extra measurements (which load a second frontend).
     r.peak_rss_mb = peak_rss_mb();
     measure_text_side(*synth, assets, r, text_runs);
+    if (cold_runs > 0 && phoneme_file.empty()) {
+      ColdStartOptions co;
+      co.say_binary = !cold_say.empty() ? cold_say
+                                        : (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "kokoro-say").string();
+      co.args = {"--mode", mode == "engine-exact" ? "exact" : mode, "--precision", r.precision, "--voice", voice,
+                 "--threads", std::to_string(threads), "--model", default_model_path(model_path), "--assets", assets};
+      if (max_slice > 0) co.args.insert(co.args.end(), {"--max-slice", std::to_string(max_slice)});
+      if (first_words > 0) co.args.insert(co.args.end(), {"--first-words", std::to_string(first_words)});
+      co.sentences = read_corpus(corpus_dir, "short");
+      co.runs = cold_runs;
+      r.cold = measure_cold_start(co);
+      r.cold_corpus = "short";
+      if (!json) std::fprintf(stderr, "kokoro-bench: cold start done\n");
+    }
     if (!no_peak) r.peak = measure_gemm_peak(threads);
 
     nlohmann::json j = to_json(r, synth->model());

@@ -22,6 +22,15 @@ const char* stage_name(int stage) {
   return stage >= 0 && stage < kStageCount ? names[stage] : "?";
 }
 
+void add_stage_times(EngineStages& to, const StageTimes& t, bool before_first_audio) {
+  to.add(EngineStage::acoustic, t.ms[kAlbert] + t.ms[kProsody] + t.ms[kTextEncoder], before_first_audio);
+  to.add(EngineStage::decoder, t.ms[kDecoder], before_first_audio);
+  to.add(EngineStage::source, t.ms[kSource], before_first_audio);
+  to.add(EngineStage::generator, t.ms[kGenerator] + t.ms[kIstft], before_first_audio);
+  to.generator_items_ms.push_back(t.ms[kGenerator] + t.ms[kIstft]);
+  to.add(EngineStage::output, t.ms[kOther], before_first_audio);
+}
+
 double StageTimes::total() const {
   double t = 0;
   for (double v : ms) t += v;

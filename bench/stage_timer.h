@@ -19,6 +19,7 @@
 #include <string>
 
 #include "core/trace.h"
+#include "engine/stage_report.h"
 
 namespace kokoro::bench {
 
@@ -33,6 +34,10 @@ struct StageTimes {
   }
   double total() const;
 };
+
+// Adds a synthesis' stages to the engine's coarser ones (engine/stage_report.h): albert + prosody +
+// text_encoder are the acoustic model, generator + istft the generator, other (copying out) the output.
+void add_stage_times(EngineStages& to, const StageTimes& t, bool before_first_audio);
 
 class StageTimer {
  public:

@@ -13,10 +13,12 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <set>
 #include <utility>
 #include <vector>
 
 #include "core/heap.h"
+#include "core/verified_files.h"
 
 namespace kokoro {
 
@@ -31,6 +33,10 @@ struct Store {
   const char* base = nullptr;
   size_t size = 0;
   std::map<std::pair<size_t, std::string>, StoreEntry> entries;
+  // Every entry matched its hash in an earlier process (a record in verified_files.h): entries are used
+  // without hashing them again, which read all ~190 MB on the first sentence of every process (issue 28).
+  bool verified = false;
+  std::string path;
   ~Store() {
     if (base) munmap(const_cast<char*>(base), size);
   }
@@ -44,6 +50,7 @@ struct Region {
   std::string store_path;                  // empty: no store file
   std::shared_ptr<const Store> store;      // the store file as found at registration (may be null)
   size_t made = 0;                         // entries prepared here, not read from the store
+  size_t store_checked = 0;                // entries of `store` whose hash this process has checked
 };
 
 // Store file layout (little-endian, all offsets from the file's start):
@@ -57,12 +64,32 @@ bool store_disabled() {
   return e && std::strcmp(e, "0") == 0;
 }
 
+constexpr const char* kStoreCheck = "prepared store v1 hashes";
+
+// Whether the open store file `fd` was recorded as checked (its entries all matching their hashes), keeping
+// the record through the "last used" time set here: the record names the file's times (core/verified_files.h),
+// so any other write to it since (damage, a replacement) makes it check the hashes again.
+bool touch_and_check_record(int fd, const std::string& path) {
+  struct stat st {};
+  const bool verified = fstat(fd, &st) == 0 && was_verified(path, file_identity(st, kStoreCheck));
+  futimens(fd, nullptr);  // "last used", for prune_prepared_stores (fails harmlessly on a read-only cache)
+  if (verified && fstat(fd, &st) == 0) record_verified(path, file_identity(st, kStoreCheck));
+  return verified;
+}
+
+// Records that every entry of the store file at path matched its hash (a writer that just wrote them, or a
+// reader that has checked them all).
+void record_store_checked(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) record_verified(path, file_identity(st, kStoreCheck));
+}
+
 // The store file at path, or null when it is missing or does not parse (then it is simply rebuilt).
 std::shared_ptr<const Store> map_store(const std::string& path) {
   if (path.empty() || store_disabled()) return nullptr;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return nullptr;
-  futimens(fd, nullptr);  // "last used", for prune_prepared_stores (fails harmlessly on a read-only cache)
+  const bool verified = touch_and_check_record(fd, path);
   struct stat st {};
   if (fstat(fd, &st) != 0 || st.st_size < 16) {
     ::close(fd);
@@ -74,6 +101,8 @@ std::shared_ptr<const Store> map_store(const std::string& path) {
   auto s = std::make_shared<Store>();
   s->base = static_cast<const char*>(p);
   s->size = static_cast<size_t>(st.st_size);
+  s->verified = verified;
+  s->path = path;
   size_t at = 0;
   auto read = [&](void* dst, size_t n) {
     if (n > s->size - at) return false;
@@ -207,6 +236,28 @@ void adopt_written_store(const void* region_begin, const std::string& path,
   }
   r->store = std::move(store);
   r->made = still_made;
+  r->store_checked = 0;
+}
+}  // namespace
+
+namespace {
+// A store in use whose hashes no process has recorded as checked (written before records existed, or by a
+// build that did not record them, or used only in part): checks every entry now and records the file if
+// all match, so that the next processes skip hashing (off the audio path: when the caller persists). The
+// pages of entries this process does not use are let go again once read (as persisting does).
+void check_whole_store(const std::shared_ptr<const Store>& store, const std::set<std::pair<size_t, std::string>>& in_use) {
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  for (const auto& [key, e] : store->entries) {
+    const char* p = store->base + e.file_offset;
+    const bool ok = prepared_content_hash(p, e.bytes) == e.hash;
+    if (!in_use.count(key)) {
+      const uintptr_t a = (reinterpret_cast<uintptr_t>(p) + page - 1) / page * page;
+      const uintptr_t b = (reinterpret_cast<uintptr_t>(p) + e.bytes) / page * page;
+      if (b > a) madvise(reinterpret_cast<void*>(a), b - a, MADV_DONTNEED);
+    }
+    if (!ok) return;
+  }
+  record_store_checked(store->path);
 }
 }  // namespace
 
@@ -218,10 +269,19 @@ size_t persist_prepared_weights(const void* region_begin) {
   std::shared_ptr<const Store> store;
   {
     Cache& c = cache();
-    std::lock_guard<std::mutex> lock(c.mutex);
+    std::unique_lock<std::mutex> lock(c.mutex);
     Region* r = nullptr;
     for (auto& reg : c.regions)
       if (reg.begin == region_begin) r = &reg;
+    if (r && r->made == 0 && r->store && !r->store->verified) {
+      store = r->store;
+      std::set<std::pair<size_t, std::string>> in_use;
+      for (const auto& [key, value] : r->entries)
+        if (value.owner == store) in_use.insert({static_cast<size_t>(static_cast<const char*>(key.first) - r->begin), key.second});
+      lock.unlock();
+      check_whole_store(store, in_use);
+      return 0;
+    }
     if (!r || r->store_path.empty() || r->made == 0) return 0;
     path = r->store_path;
     for (const auto& [key, value] : r->entries)
@@ -294,6 +354,7 @@ size_t persist_prepared_weights(const void* region_begin) {
     ::unlink(tmp.c_str());
     return 0;
   }
+  record_store_checked(path);  // its hashes were computed from the forms just written
   prune_prepared_stores(fs::path(path).parent_path().string(), path);
   adopt_written_store(region_begin, path, entries, hashes);
   const size_t count_written = entries.size();
@@ -378,25 +439,35 @@ PreparedBytes cached_weights(const void* data, const std::string& kind, const st
     }
   }
   PreparedBytes made;
-  bool from_store = false;
+  bool from_store = false, hashed = false;
   if (store) {
     const char* p = store->base + stored.file_offset;
-    // Checked at first use: a damaged or foreign entry is prepared again instead.
-    if (prepared_content_hash(p, stored.bytes) == stored.hash) {
+    // Checked at first use, unless an earlier process checked the whole file (Store::verified): a damaged or
+    // foreign entry is prepared again instead.
+    hashed = !store->verified;
+    if (store->verified || prepared_content_hash(p, stored.bytes) == stored.hash) {
       made = {store, p, stored.bytes};
       from_store = true;
     }
   }
   if (!from_store) made = make();
-  std::lock_guard<std::mutex> lock(c.mutex);
-  Region* r = region_of(c, data);
-  if (!r) return made;  // unregistered meanwhile: use it once, keep nothing
-  const auto [it, inserted] = r->entries.emplace(key, std::move(made));  // first one in wins
-  if (inserted) {
-    if (!from_store) ++r->made;
-    release_source_pages(*r, data);
+  bool all_checked = false;
+  {
+    std::lock_guard<std::mutex> lock(c.mutex);
+    Region* r = region_of(c, data);
+    if (!r) return made;  // unregistered meanwhile: use it once, keep nothing
+    const auto [it, inserted] = r->entries.emplace(key, std::move(made));  // first one in wins
+    if (inserted) {
+      if (!from_store) ++r->made;
+      release_source_pages(*r, data);
+      if (from_store && hashed && r->store == store)
+        all_checked = ++r->store_checked == store->entries.size();
+    }
+    made = it->second;
   }
-  return it->second;
+  // The last unchecked entry of the file matched: later processes need not hash them again.
+  if (all_checked) record_store_checked(store->path);
+  return made;
 }
 
 }  // namespace kokoro

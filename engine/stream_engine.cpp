@@ -341,6 +341,7 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
     const size_t end = whole ? text.size() : cut_long_text(text, begin, options_.text_piece_bytes);
     const std::string piece = text.substr(begin, end - begin);
     std::vector<Segment> segments;
+    const auto frontend_begin = Clock::now();
     if (voice_options.phoneme_input) {
       Segment s;
       s.phonemes = piece;
@@ -350,6 +351,7 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
     } else {
       segments = frontend.segment(piece);
     }
+    record_stage(id, EngineStage::frontend, frontend_begin, Clock::now());
     text_bytes_.fetch_add(end - begin);
     // Phonemes per segment (scaled by the segment's speed), for the pre-roll's estimate of the segments
     // after each one (engine/preroll.h): their frames are known only once their acoustic model has run.
@@ -389,6 +391,7 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
       if (!take_turn(turn, generation, deadline_ns(id, ahead))) return;
       const auto t0 = Clock::now();
       acoustic.forward(ids, style, voice_options.speed * static_cast<float>(seg.rate), feats);
+      record_stage(id, EngineStage::acoustic, t0, Clock::now());
       turn = ComputeScheduler::Turn();
       const double acoustic_s = ms_since(t0) / 1e3;
       add_synth_seconds(id, acoustic_s);
@@ -396,6 +399,7 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
       spdlog::debug("acoustic model: {} tokens, {:.1f} ms", ids.size(), acoustic_s * 1e3);
       if (stale(generation)) return;
       const int64_t F = feats.frames();
+      record_segment_size(id, static_cast<int64_t>(ids.size()), F);
       acoustic_rtf_.store(updated_preroll_rtf(acoustic_rtf_.load(), acoustic_s * kSampleRate / (std::max<int64_t>(F, 1) * kSamplesPerFrame)));
       acoustic_frames_ += static_cast<double>(F);  // frames per (speed-scaled) phoneme, for the estimates
       acoustic_phonemes_ += scaled_phonemes[si];

@@ -190,6 +190,10 @@ class StreamEngine {
     bool streamed = false, text_ended = false;
     double pause_flush_seconds = 0;
     int64_t last_text_ns = 0;  // text_now_ns() when its last piece came
+    // Stage times (engine/stage_report.h): when its first audio was handed to the sink, and when the last
+    // piece of work that finished before then ended (stream_engine_stages.cpp).
+    std::chrono::steady_clock::time_point first_audio_at, last_work_end;
+    bool any_work = false;
   };
   struct TextItem {
     uint64_t id, generation;
@@ -234,6 +238,13 @@ class StreamEngine {
   void nap();
   void wake();
   void add_synth_seconds(uint64_t utterance, double seconds);
+  // Stage times of an utterance's report (stream_engine_stages.cpp; any thread but the output thread's
+  // first_audio, which needs mutex_ held).
+  void record_stage(uint64_t utterance, EngineStage stage, std::chrono::steady_clock::time_point begin,
+                    std::chrono::steady_clock::time_point end);
+  void record_output(uint64_t utterance, std::chrono::steady_clock::time_point write_begin);
+  void record_segment_size(uint64_t utterance, int64_t tokens, int64_t frames);
+  static void note_first_audio(Utterance& u);
   void fail_utterance(uint64_t utterance, const std::string& error);
   void finish_utterance(uint64_t utterance, bool interrupted);
   void report_stale();

@@ -124,18 +124,20 @@ void StreamEngine::output_loop() {
           u.started_audio = true;
           u.playback_ns = steady_now_ns();
           u.playback_pos = audio_.read_position() - n;
-          u.report.first_audio_ms = ms_since(u.queued);
+          note_first_audio(u);  // first_audio_ms, and the stage times' hand-over
           if (u.preroll_held) u.report.preroll_ms = ms_since(u.held_since);
         }
         u.report.audio_seconds += static_cast<double>(n) / kSampleRate;
       }
     }
     size_t written = 0;
+    const auto write_begin = Clock::now();
     try {
       written = sink_.write(block.data(), n);
     } catch (const std::exception& ex) {
       fail_utterance(current, ex.what());
     }
+    record_output(current, write_begin);
     samples_to_sink_.fetch_add(written);
     discarded += n - written;  // cut short by a barge-in: the rest is stale
   }

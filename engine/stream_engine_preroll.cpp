@@ -23,6 +23,7 @@
 
 #include "engine/preroll.h"
 #include "engine/stream_engine.h"
+#include "engine/vocode_stage_split.h"
 
 namespace kokoro {
 
@@ -41,7 +42,8 @@ bool StreamEngine::synthesize_whole(uint64_t generation, uint64_t utterance, con
   const int64_t t0_ns = preroll_now_ns();
   VocodeProgress last{0, 0, 0};
   const ProgressCallback on_progress = [&](double fraction) { preroll_progress(to_vocode, t0_ns, fraction, last); };
-  synth_->vocode(asr, f0, n, seg_.style.data(), noise, audio, nullptr, &on_progress, may_release_pages());
+  VocodeStageSplit stages([&](EngineStage s, Clock::time_point b, Clock::time_point e) { record_stage(utterance, s, b, e); });
+  synth_->vocode(asr, f0, n, seg_.style.data(), noise, audio, stages.start(), &on_progress, may_release_pages());
   turn = ComputeScheduler::Turn();
   add_synth_seconds(utterance, ms_since(t0) / 1e3);
   report_work(ms_since(t0) / 1e3, static_cast<double>(F) * kSecondsPerFrame);

@@ -42,6 +42,9 @@ bool StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, co
   StreamDecoder& sd = *stream_decoder_;
   sd.begin(seg_.style.data(), noise, stats, F, StreamDecoder::Input::decoder_features);
   double compute_s = ms_since(t0) / 1e3;
+  // The stage table's "decoder": the decoder half and the statistics prediction (the harmonic source streams
+  // inside each slice, so it counts as generator work).
+  record_stage(utterance, EngineStage::decoder, t0, Clock::now());
   spdlog::debug("slice mode: decoder half and statistics {:.1f} ms ({} frames)", compute_s * 1e3, F);
   turn = ComputeScheduler::Turn();
   int64_t slice = options_.first_chunk_frames, f0_sent = 0;
@@ -55,6 +58,7 @@ bool StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, co
     const int64_t f0_to = std::min<int64_t>(2 * (f + m + options_.source_lead_frames), 2 * F);
     sd.push_features(cols, f0.data() + f0_sent, f0_to - f0_sent, f + m == F, audio);
     f0_sent = f0_to;
+    record_stage(utterance, EngineStage::generator, t0, Clock::now());
     turn = ComputeScheduler::Turn();
     const double took = ms_since(t0) / 1e3;
     compute_s += took;

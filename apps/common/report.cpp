@@ -40,4 +40,16 @@ std::string format_report(const UtteranceReport& r, const std::optional<SinkCoun
   return out;
 }
 
+std::string format_stages(const EngineStages& s) {
+  std::string out;
+  char part[96];
+  for (int i = 0; i < kEngineStages; ++i) {
+    const auto stage = static_cast<EngineStage>(i);
+    std::snprintf(part, sizeof part, "%s%s %.1f/%.1f", i ? ", " : "", engine_stage_name(stage), s.before_first_audio(stage),
+                  s.total(stage));
+    out += part;
+  }
+  return out;
+}
+
 }  // namespace kokoro::app

@@ -21,6 +21,10 @@ struct SinkCounters {
 std::string format_report(const UtteranceReport& report, const std::optional<SinkCounters>& counters = std::nullopt,
                           bool with_text = false);
 
+// "frontend 1.2/1.2, acoustic 40.3/80.1, ..., output 0.4/3.0": each stage's time before the first audio and
+// in all (engine/stage_report.h), in ms.
+std::string format_stages(const EngineStages& stages);
+
 // At most max_chars code points of text, on one line (controls shown as spaces), "..." when cut.
 std::string excerpt(const std::string& text, std::size_t max_chars = 60);
 

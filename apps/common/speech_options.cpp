@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <algorithm>
+#include <future>
 #include <cstdlib>
 
 #include "core/assets.h"
@@ -97,19 +98,29 @@ std::shared_ptr<const Frontend> load_frontend(const SpeechOptions& o, const std:
 SpeechEngine load_speech_engine(const SpeechOptions& o) {
   SpeechEngine e;
   e.assets_dir = find_assets_dir(o.assets);
-  e.frontend = load_frontend(o, e.assets_dir);
-  e.voice = VoicePack::resolve(o.voice, e.assets_dir);
   set_num_threads(o.threads);
   if (!o.precision.empty())
     set_precision(parse_precision(o.precision, "--precision"));
   else if (!std::getenv("KOKORO_PRECISION"))
     set_precision(recommended_precision());  // bf16-all where the CPU has it; fp32 is one flag away
   const std::string model = default_model_path(o.model);
-  try {
-    e.synthesizer = std::make_shared<const Synthesizer>(ModelFile::open(model));
-  } catch (const Error& ex) {
-    throw Error(ex.what() + missing_model_hint(model));
-  }
+  const bool slice = parse_synthesis_mode(o.mode) == SynthesisMode::slice;
+  // The model on its own thread (a future's destructor waits for it, also when the frontend throws).
+  std::future<void> model_loaded = std::async(std::launch::async, [&] {
+    try {
+      e.synthesizer = std::make_shared<const Synthesizer>(ModelFile::open(model));
+    } catch (const Error& ex) {
+      throw Error(ex.what() + missing_model_hint(model));
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    if (slice) e.slice_options = recommended_slice_options(e.synthesizer->model(), &e.slice_note);
+    spdlog::debug("model open, slice options read {:.1f} ms later", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  e.frontend = load_frontend(o, e.assets_dir);
+  e.voice = VoicePack::resolve(o.voice, e.assets_dir);
+  spdlog::debug("frontend and voice loaded in {:.1f} ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  model_loaded.get();
   return e;
 }
 
@@ -125,8 +136,8 @@ SpeakerOptions speaker_options(const SpeechOptions& o, const SpeechEngine& engin
   so.seed = o.seed;
   so.mode = parse_synthesis_mode(o.mode);
   if (so.mode == SynthesisMode::slice) {
-    std::string note;
-    so.stream = recommended_slice_options(engine.synthesizer->model(), &note);
+    std::string note = engine.slice_note;
+    so.stream = engine.slice_options ? *engine.slice_options : recommended_slice_options(engine.synthesizer->model(), &note);
     spdlog::info("{}", note);
     so.stream.first_chunk_frames = slice_frames(o.first_slice);
     so.stream.max_chunk_frames = std::max(so.stream.first_chunk_frames, slice_frames(o.max_slice));

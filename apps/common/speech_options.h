@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/voice.h"
@@ -54,9 +55,15 @@ struct SpeechEngine {
   std::shared_ptr<const Frontend> frontend;
   std::shared_ptr<const Synthesizer> synthesizer;
   VoicePack voice;
+  // Slice mode's options with the model's statistics predictor (read with the model; see speaker_options).
+  std::optional<StreamOptions> slice_options;
+  std::string slice_note;
 };
 std::shared_ptr<const Frontend> load_frontend(const SpeechOptions& options, const std::string& assets_dir);
-// Everything: assets, frontend, voice, model (also sets the compute thread count and the precision).
+// Everything: assets, frontend, voice, model (also sets the compute thread count and the precision). The
+// model (with slice mode's statistics predictor) loads on a thread of its own while this one loads the
+// frontend and the voice: they take about as long and share nothing, and both come before a new process's
+// first audio (issue 28).
 SpeechEngine load_speech_engine(const SpeechOptions& options);
 // Synthesizes one short sentence and drops the audio, so that the once-per-model work (bf16 packing and
 // transposes of the weights, oneDNN's kernels, the first read of the model's pages) happens now and not in

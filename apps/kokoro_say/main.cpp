@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <optional>
 #include <csignal>
 #include <cstdio>
 #include <deque>
@@ -22,6 +24,7 @@
 
 #include "apps/common/input_notes.h"
 #include "apps/common/line_reader.h"
+#include "apps/common/process_start.h"
 #include "apps/common/report.h"
 #include "apps/common/shutdown.h"
 #include "apps/common/speech_options.h"
@@ -147,13 +150,20 @@ bool stdin_streams(const Options& o) {
   return S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
 }
 
-void print_report(const kokoro::UtteranceReport& r, bool quiet) {
+// since_start_ms: the first utterance's first audio, from the process's start (apps/common/process_start.h).
+void print_report(const kokoro::UtteranceReport& r, bool quiet, std::optional<double> since_start_ms) {
   if (!r.error.empty()) {
     std::fprintf(stderr, "kokoro-say: %s\n", r.error.c_str());
     return;
   }
   if (quiet) return;
-  std::fprintf(stderr, "%s\n", kokoro::app::format_report(r).c_str());
+  std::string line = kokoro::app::format_report(r);
+  if (since_start_ms) {
+    char note[96];
+    std::snprintf(note, sizeof note, "; first audio %.0f ms after the process started", *since_start_ms);
+    line += note;
+  }
+  std::fprintf(stderr, "%s\n", line.c_str());
 }
 
 // Waits until everything queued is spoken; Ctrl-C stops and returns false (exit).
@@ -198,6 +208,15 @@ int main(int argc, char** argv) {
   app.add_flag("-v,--verbose", o.verbose, "Debug logging");
   CLI11_PARSE(app, argc, argv);
   kokoro::app::setup_logging("kokoro-say", o.verbose);
+  // The first utterance's first audio is also reported from the process's start (issue 28: what a one-shot
+  // `kokoro-say "..."` waits for, loading included); -v logs when each part of the start was done.
+  const auto process_start = kokoro::app::process_start_time();
+  auto started = [&](const char* what) {
+    if (process_start)
+      spdlog::debug("{} {:.1f} ms after the process started", what,
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - *process_start).count());
+  };
+  started("options read");
 
   try {
     const std::string assets = kokoro::find_assets_dir(o.speech.assets);
@@ -211,12 +230,12 @@ int main(int argc, char** argv) {
                     d.host_api.c_str(), d.max_output_channels, d.default_rate);
       return 0;
     }
-    auto frontend = kokoro::app::load_frontend(o.speech, assets);
     // Bytes that are not UTF-8 and texts with nothing to speak are said, not dropped in silence.
     kokoro::app::InputNotes notes("kokoro-say", stderr);
     std::string joined;
     for (const auto& w : o.words) joined += (joined.empty() ? "" : " ") + w;
     if (o.phonemes) {
+      auto frontend = kokoro::app::load_frontend(o.speech, assets);
       auto print = [&](const std::string& raw) {
         const std::string text = notes.check(raw);
         const auto segments = frontend->segment(text);
@@ -238,20 +257,26 @@ int main(int argc, char** argv) {
     }
 
     kokoro::app::SpeechEngine engine = kokoro::app::load_speech_engine(o.speech);
+    started("frontend and model loaded");
     std::unique_ptr<kokoro::AudioSink> sink = open_output(o);
+    started("output opened");
     if (!o.quiet)
       std::fprintf(stderr, "kokoro-say: voice %s, %s, output %s\n", engine.voice.name().c_str(),
                    kokoro::app::describe_speech(o.speech).c_str(), sink->describe().c_str());
 
     kokoro::SpeakerOptions so = kokoro::app::speaker_options(o.speech, engine);
     so.reference_noise = o.reference_noise;
-    kokoro::Speaker speaker(engine.synthesizer, frontend, std::move(engine.voice), *sink, so);
+    kokoro::Speaker speaker(engine.synthesizer, engine.frontend, std::move(engine.voice), *sink, so);
+    started("engine started");
     kokoro::app::WordTimestamps timestamps;
     const auto timestamp_format = kokoro::app::parse_timestamp_format(o.timestamps_format, o.timestamps);
     if (!o.timestamps.empty()) speaker.on_event([&](const kokoro::StreamEvent& e) { timestamps.on_event(e); });
+    std::optional<std::chrono::steady_clock::time_point> first_said;
+    std::atomic<bool> first_reported{false};
     auto say = [&](std::string raw) {
       std::string text = notes.check(raw);
       const std::string copy = o.timestamps.empty() ? std::string() : text;
+      if (!first_said) first_said = std::chrono::steady_clock::now();
       const uint64_t id = speaker.say(std::move(text));
       if (!o.timestamps.empty()) timestamps.said(id, copy);
     };
@@ -261,7 +286,11 @@ int main(int argc, char** argv) {
     std::atomic<bool> failed{false};
     speaker.on_report([&](const kokoro::UtteranceReport& r) {
       if (!r.error.empty()) failed = true;
-      if (!notes.spoken(r)) print_report(r, o.quiet);  // not "[spoken] 0.00 s" for nothing speakable
+      std::optional<double> since_start;
+      if (process_start && first_said && r.audio_seconds > 0 && !first_reported.exchange(true))
+        since_start = std::chrono::duration<double, std::milli>(*first_said - *process_start).count() + r.first_audio_ms;
+      if (!notes.spoken(r)) print_report(r, o.quiet, since_start);  // not "[spoken] 0.00 s" for nothing speakable
+      spdlog::debug("stages (ms before the first audio / in all): {}", kokoro::app::format_stages(r.stages));
     });
 
     struct sigaction sa {};

@@ -1,0 +1,65 @@
+#include "apps/common/process_start.h"
+
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+
+namespace kokoro::app {
+
+namespace {
+
+long long clock_ns(clockid_t id) {
+  timespec ts{};
+  clock_gettime(id, &ts);
+  return static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+}
+
+// Field 22 of /proc/self/stat: the start time in clock ticks since boot. The command name (field 2) may hold
+// spaces and parentheses, so fields are counted from its closing parenthesis.
+std::optional<long long> kernel_start_ticks() {
+  std::ifstream f("/proc/self/stat");
+  std::string stat((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const size_t close = stat.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream rest(stat.substr(close + 1));
+  std::string field;
+  for (int i = 3; i <= 22; ++i)
+    if (!(rest >> field)) return std::nullopt;
+  try {
+    return std::stoll(field);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+long long steady_now_ns_for_child() { return clock_ns(CLOCK_MONOTONIC); }
+
+std::optional<std::chrono::steady_clock::time_point> process_start_time() {
+  using namespace std::chrono;
+  const long long mono_now = clock_ns(CLOCK_MONOTONIC);
+  long long start_mono = 0;
+  if (const char* e = std::getenv(kStartTimeVariable); e && *e) {
+    char* end = nullptr;
+    const long long v = std::strtoll(e, &end, 10);
+    if (end && *end == '\0' && v > 0 && v <= mono_now) start_mono = v;
+  }
+  if (start_mono == 0) {
+    const std::optional<long long> ticks = kernel_start_ticks();
+    const long hz = sysconf(_SC_CLK_TCK);
+    if (!ticks || hz <= 0) return std::nullopt;
+    // Boot time and the steady clock differ by the time spent suspended: convert through "now" on both.
+    const long long start_boot = *ticks * (1000000000LL / hz);
+    start_mono = start_boot - (clock_ns(CLOCK_BOOTTIME) - mono_now);
+  }
+  // steady_clock is CLOCK_MONOTONIC on Linux (libstdc++): the same epoch.
+  return steady_clock::time_point(duration_cast<steady_clock::duration>(nanoseconds(start_mono)));
+}
+
+}  // namespace kokoro::app
