@@ -58,8 +58,9 @@ times+=("$(took configure)")
 targets=()
 [ "$scope" = all ] || targets=(--target kokoro-say kokoro-convert kokoro-zhdict)
 jobs=$(nproc 2>/dev/null || echo 2)
-cmake --build build -j "$jobs" "${targets[@]}" 2>&1 | grep -E "error|FAILED|warning: unused" || true
-[ "${PIPESTATUS[0]}" -eq 0 ] || { echo "setup: build failed" >&2; exit 1; }
+# pipefail: the build's own status, whether or not grep found a line to show.
+cmake --build build -j "$jobs" "${targets[@]}" 2>&1 | { grep -E "error|FAILED|warning: unused" || true; } ||
+  { echo "setup: build failed" >&2; exit 1; }
 times+=("$(took build)")
 
 wait "$downloads" || { echo "setup: the downloads beside the build failed; retrying them:" >&2; cat models/download.log >&2; }
