@@ -6,12 +6,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "apps/common/input_notes.h"
 #include "apps/common/line_reader.h"
+#include "apps/common/process_start.h"
 #include "apps/common/report.h"
 #include "apps/common/word_timestamps.h"
 #include "core/error.h"
@@ -237,6 +240,27 @@ TEST(WordTimestamps, FormatFromNameOrFlag) {
   EXPECT_EQ(parse_timestamp_format("", "words"), TimestampFormat::json);
   EXPECT_EQ(parse_timestamp_format("json", "words.vtt"), TimestampFormat::json);
   EXPECT_THROW(parse_timestamp_format("srt", "x"), Error);
+}
+
+// The process's start (apps/common/process_start.h): the kernel's record, or a launcher's reading in
+// KOKORO_START_NS when it is plausible (at most a minute before the kernel's), never a stale exported one.
+TEST(ProcessStart, TheKernelsRecordOrAPlausibleLaunchersReading) {
+  using namespace std::chrono;
+  unsetenv(kStartTimeVariable);
+  const auto kernel = process_start_time();
+  ASSERT_TRUE(kernel);
+  EXPECT_LE(*kernel, steady_clock::now());
+  const auto ns = [](steady_clock::time_point t) { return duration_cast<nanoseconds>(t.time_since_epoch()).count(); };
+  const long long launcher = ns(*kernel) - 5000000000LL;  // a launcher that read its clock 5 s before
+  setenv(kStartTimeVariable, std::to_string(launcher).c_str(), 1);
+  EXPECT_EQ(ns(*process_start_time()), launcher);
+  const long long stale = ns(*kernel) - 3600000000000LL;  // exported an hour ago
+  setenv(kStartTimeVariable, std::to_string(stale).c_str(), 1);
+  // (Each reading converts the kernel's boot-time record through "now" on two clocks: equal within a ms.)
+  EXPECT_NEAR(ns(*process_start_time()), ns(*kernel), 1e6) << "an hour-old value is not this process's start";
+  setenv(kStartTimeVariable, "not a number", 1);
+  EXPECT_NEAR(ns(*process_start_time()), ns(*kernel), 1e6);
+  unsetenv(kStartTimeVariable);
 }
 
 }  // namespace

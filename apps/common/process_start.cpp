@@ -45,19 +45,23 @@ std::optional<std::chrono::steady_clock::time_point> process_start_time() {
   using namespace std::chrono;
   const long long mono_now = clock_ns(CLOCK_MONOTONIC);
   long long start_mono = 0;
-  if (const char* e = std::getenv(kStartTimeVariable); e && *e) {
-    char* end = nullptr;
-    const long long v = std::strtoll(e, &end, 10);
-    if (end && *end == '\0' && v > 0 && v <= mono_now) start_mono = v;
-  }
-  if (start_mono == 0) {
-    const std::optional<long long> ticks = kernel_start_ticks();
-    const long hz = sysconf(_SC_CLK_TCK);
-    if (!ticks || hz <= 0) return std::nullopt;
+  const std::optional<long long> ticks = kernel_start_ticks();
+  const long hz = sysconf(_SC_CLK_TCK);
+  if (ticks && hz > 0) {
     // Boot time and the steady clock differ by the time spent suspended: convert through "now" on both.
     const long long start_boot = *ticks * (1000000000LL / hz);
     start_mono = start_boot - (clock_ns(CLOCK_BOOTTIME) - mono_now);
   }
+  if (const char* e = std::getenv(kStartTimeVariable); e && *e) {
+    char* end = nullptr;
+    const long long v = std::strtoll(e, &end, 10);
+    // A launcher's reading comes just before the kernel's (one tick later at most); one left in the
+    // environment from long ago (an exported variable) is not this process's start.
+    const long long tick = hz > 0 ? 1000000000LL / hz : 0;
+    const bool plausible = start_mono == 0 || (v >= start_mono - 60000000000LL && v <= start_mono + 2 * tick);
+    if (end && *end == '\0' && v > 0 && v <= mono_now && plausible) start_mono = v;
+  }
+  if (start_mono == 0) return std::nullopt;
   // steady_clock is CLOCK_MONOTONIC on Linux (libstdc++): the same epoch.
   return steady_clock::time_point(duration_cast<steady_clock::duration>(nanoseconds(start_mono)));
 }

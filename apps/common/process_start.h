@@ -4,7 +4,8 @@
 // The kernel keeps a process's start time in clock ticks since boot (/proc/self/stat, field 22; 100 per
 // second), so on its own it is up to 10 ms early and a latency measured from it up to 10 ms long. A launcher
 // that knows better (kokoro-bench's cold-start runs) passes the steady clock's reading (CLOCK_MONOTONIC,
-// nanoseconds) from just before it started the process in KOKORO_START_NS, which is then used instead.
+// nanoseconds) from just before it started the process in KOKORO_START_NS, which is then used instead (when
+// it is at most a minute before the kernel's: an old value left exported in a shell is ignored).
 #pragma once
 #include <chrono>
 #include <optional>
