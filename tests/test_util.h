@@ -12,6 +12,7 @@
 #include <fstream>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -60,6 +61,25 @@ inline std::string error_of(const std::function<void()>& f) {
   ADD_FAILURE() << "no error";
   return "";
 }
+
+// Points the user cache (records of verified files) at a scratch directory for one test.
+class ScratchCache {
+ public:
+  ScratchCache() {
+    if (const char* old = std::getenv("XDG_CACHE_HOME")) old_ = old;
+    setenv("XDG_CACHE_HOME", dir_.path().c_str(), 1);
+  }
+  ~ScratchCache() {
+    if (old_)
+      setenv("XDG_CACHE_HOME", old_->c_str(), 1);
+    else
+      unsetenv("XDG_CACHE_HOME");
+  }
+
+ private:
+  TempDir dir_;
+  std::optional<std::string> old_;
+};
 
 // Resident kB of the mapping that contains p (/proc/self/smaps), or -1 when it is not found.
 inline long resident_kb_of_mapping(const void* p) {
