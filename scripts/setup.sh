@@ -20,10 +20,11 @@ case "${1:-}" in
 esac
 start=$(date +%s)
 mark=$start
-took() { local now; now=$(date +%s); echo "$1 $(( now - mark )) s"; mark=$now; }
+times=()
+took() { local now; now=$(date +%s); times+=("$1 $(( now - mark )) s"); mark=$now; }
 
 bash scripts/install-deps.sh "--$scope"
-times=("$(took packages)")
+took packages
 
 # The downloads (network-bound) beside the configure and the build (CPU-bound), in a process group of their own
 # so that a failed build takes them down too. A failed download only warns here: fetch-assets below retries
@@ -53,7 +54,7 @@ if [ ${#configure[@]} -gt 0 ]; then
     { cat build-configure.log; exit 1; }
   rm -f build-configure.log
 fi
-times+=("$(took configure)")
+took configure
 
 targets=()
 [ "$scope" = all ] || targets=(--target kokoro-say kokoro-convert kokoro-zhdict)
@@ -61,10 +62,11 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # pipefail: the build's own status, whether or not grep found a line to show.
 cmake --build build -j "$jobs" "${targets[@]}" 2>&1 | { grep -E "error|FAILED|warning: unused" || true; } ||
   { echo "setup: build failed" >&2; exit 1; }
-times+=("$(took build)")
+took build
 
 wait "$downloads" || { echo "setup: the downloads beside the build failed; retrying them:" >&2; cat models/download.log >&2; }
 trap - EXIT
 bash scripts/fetch-assets --build-dir build
-times+=("$(took model)" "$(tail -1 models/download.log) beside them")
+took model
+times+=("$(tail -1 models/download.log) beside them")
 echo "setup: ready in $(( $(date +%s) - start )) s: $(IFS=,; echo "${times[*]}" | sed 's/,/, /g') (binaries in build/bin)" >&2
