@@ -154,9 +154,13 @@ TEST(KokoroSayInput, BadOptionValuesAreRejectedByTheParser) {
   const auto o = run_to_end({kSay, "--output", "speakers", "Hello."}, "", 30, kNoServer);
   EXPECT_NE(o.code(), 0);
   EXPECT_NE(o.err.find("--output"), std::string::npos) << o.err;
-  const auto m = run_to_end({kSay, "--max-slice", "0.2", "Hello."}, "", 30, kNoServer);
+  const auto m = run_to_end({kSay, "--max-slice", "0", "Hello."}, "", 30, kNoServer);
   EXPECT_NE(m.code(), 0);
   EXPECT_NE(m.err.find("--max-slice"), std::string::npos) << m.err;
+  // The retired stream mode: refused with the reason.
+  const auto s = run_to_end({kSay, "--mode", "stream", "Hello."}, "", 30, kNoServer);
+  EXPECT_NE(s.code(), 0);
+  EXPECT_NE(s.err.find("retired"), std::string::npos) << s.err;
 }
 
 // --timestamps: every word of the text, in order, with times inside the WAV written alongside.
