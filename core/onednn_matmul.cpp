@@ -54,11 +54,13 @@ std::shared_ptr<const Linear> make_linear(int64_t K, int64_t N, int64_t ldb, int
 }
 
 std::shared_ptr<const Linear> linear_for(int64_t K, int64_t N, int64_t ldb, int64_t ldy, bool has_bias) {
-  static std::mutex mutex;
-  static std::map<LinearKey, std::shared_ptr<const Linear>> cache;
+  // Never destroyed, like the engine: at exit, a C API session's thread may still be in a product while the
+  // library's globals are destroyed (it is joined after the function-local statics made since it started).
+  static auto* mutex = new std::mutex;
+  static auto* cache = new std::map<LinearKey, std::shared_ptr<const Linear>>;
   const LinearKey key{K, N, ldb, ldy, has_bias};
-  std::lock_guard<std::mutex> lock(mutex);
-  auto& slot = cache[key];
+  std::lock_guard<std::mutex> lock(*mutex);
+  auto& slot = (*cache)[key];
   if (!slot) slot = make_linear(K, N, ldb, ldy, has_bias);
   return slot;
 }

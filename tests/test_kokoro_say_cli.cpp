@@ -57,25 +57,32 @@ TEST(KokoroSayInput, EmptyArgumentSaysNothingAndSucceeds) {
 
 // The first utterance's first audio is also given from the process's start (issue 28), here from the start a
 // launcher passes in KOKORO_START_NS (apps/common/process_start.h): 5 s before this run, so the figure is at
-// least 5 s more than the one from say(). Later utterances have only the one from say().
+// least 5 s more than the one from say(). Later utterances have only the one from say(). Both ways a pipe is
+// read: line by line (--lines, one utterance per line) and streamed in (the default: one utterance).
 TEST(KokoroSayReport, FirstAudioIsAlsoGivenFromTheProcessStart) {
   test::TempDir dir;
-  timespec now{};
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  const long long start_ns = static_cast<long long>(now.tv_sec - 5) * 1000000000LL + now.tv_nsec;
-  std::vector<std::string> env = kNoServer;
-  env.push_back("KOKORO_START_NS=" + std::to_string(start_ns));
-  const auto r = run_to_end({kSay, "-o", dir.file("out.wav")}, "Hi.\nHello.\n", 120, env);
-  ASSERT_EQ(r.code(), 0) << r.err;
   const std::regex from_start(R"(first audio after ([0-9]+) ms[^\n]*; first audio ([0-9]+) ms after the process started)");
-  std::smatch m;
-  ASSERT_TRUE(std::regex_search(r.err, m, from_start)) << r.err;
-  EXPECT_GE(std::stod(m[2].str()), 5000 + std::stod(m[1].str())) << r.err;
-  size_t notes = 0;
-  for (size_t at = 0; (at = r.err.find("after the process started", at)) != std::string::npos; ++at) ++notes;
-  EXPECT_EQ(notes, 1u) << "only the first utterance:\n" << r.err;
-  EXPECT_NE(r.err.find("[spoken]", r.err.find("after the process started")), std::string::npos)
-      << "the second utterance is reported too:\n" << r.err;
+  for (const bool lines : {true, false}) {
+    SCOPED_TRACE(lines ? "--lines" : "streamed pipe");
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    const long long start_ns = static_cast<long long>(now.tv_sec - 5) * 1000000000LL + now.tv_nsec;
+    std::vector<std::string> env = kNoServer;
+    env.push_back("KOKORO_START_NS=" + std::to_string(start_ns));
+    std::vector<std::string> args = {kSay, "-o", dir.file("out.wav")};
+    if (lines) args.push_back("--lines");
+    const auto r = run_to_end(args, "Hi.\nHello.\n", 120, env);
+    ASSERT_EQ(r.code(), 0) << r.err;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.err, m, from_start)) << r.err;
+    EXPECT_GE(std::stod(m[2].str()), 5000 + std::stod(m[1].str())) << r.err;
+    size_t notes = 0;
+    for (size_t at = 0; (at = r.err.find("after the process started", at)) != std::string::npos; ++at) ++notes;
+    EXPECT_EQ(notes, 1u) << "only the first utterance:\n" << r.err;
+    if (lines)
+      EXPECT_NE(r.err.find("[spoken]", r.err.find("after the process started")), std::string::npos)
+          << "the second utterance is reported too:\n" << r.err;
+  }
 }
 
 TEST(KokoroSayInput, InvalidUtf8IsSpokenAroundTheBadBytes) {

@@ -43,14 +43,16 @@ long long steady_now_ns_for_child() { return clock_ns(CLOCK_MONOTONIC); }
 
 std::optional<std::chrono::steady_clock::time_point> process_start_time() {
   using namespace std::chrono;
-  const long long mono_now = clock_ns(CLOCK_MONOTONIC);
   long long start_mono = 0;
   const std::optional<long long> ticks = kernel_start_ticks();
   const long hz = sysconf(_SC_CLK_TCK);
+  // Read back to back, after the file: a slow read of /proc between them would shift the result.
+  const long long mono_now = clock_ns(CLOCK_MONOTONIC);
+  const long long boot_now = clock_ns(CLOCK_BOOTTIME);
   if (ticks && hz > 0) {
     // Boot time and the steady clock differ by the time spent suspended: convert through "now" on both.
     const long long start_boot = *ticks * (1000000000LL / hz);
-    start_mono = start_boot - (clock_ns(CLOCK_BOOTTIME) - mono_now);
+    start_mono = start_boot - (boot_now - mono_now);
   }
   if (const char* e = std::getenv(kStartTimeVariable); e && *e) {
     char* end = nullptr;

@@ -302,7 +302,8 @@ int main(int argc, char** argv) {
       say(joined);
       quit = !wait_spoken(speaker);
     } else if (stdin_streams(o)) {
-      kokoro::app::StreamedInput input(speaker, notes, o.pause_flush, o.timestamps.empty() ? nullptr : &timestamps);
+      kokoro::app::StreamedInput input(speaker, notes, o.pause_flush, o.timestamps.empty() ? nullptr : &timestamps,
+                                       &first_said);
       quit = !stream_stdin(input, speaker);
       if (!quit) quit = !wait_spoken(speaker);
     } else {

@@ -41,6 +41,7 @@ void StreamedInput::append(std::string_view complete_bytes) {
     if (text.find_first_not_of(" \t\r\n\f\v") == std::string::npos) return;
     utterance_ = speaker_.begin_text(pause_flush_seconds_);
     text_.clear();
+    if (first_text_ && !*first_text_) *first_text_ = std::chrono::steady_clock::now();
   }
   if (!speaker_.append_text(utterance_, text)) {
     // The utterance ended on its own (it failed; its report says why): the text goes to a new one.

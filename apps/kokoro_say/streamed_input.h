@@ -7,7 +7,9 @@
 // reads waits for its last bytes, and blank input opens no utterance. After a Ctrl-C (stopped()), the text
 // that comes next opens a new utterance.
 #pragma once
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -19,9 +21,14 @@ namespace kokoro::app {
 
 class StreamedInput {
  public:
-  // `timestamps` (may be null) learns each utterance's text when it ends or is stopped.
-  StreamedInput(Speaker& speaker, InputNotes& notes, double pause_flush_seconds, WordTimestamps* timestamps)
-      : speaker_(speaker), notes_(notes), pause_flush_seconds_(pause_flush_seconds), timestamps_(timestamps) {}
+  using TimePoint = std::chrono::steady_clock::time_point;
+  // `timestamps` (may be null) learns each utterance's text when it ends or is stopped. `first_text` (may be
+  // null), if empty, gets the time the first text was handed to the engine: the engine's time to first audio
+  // counts from there, so kokoro-say can give the first audio from the process's start.
+  StreamedInput(Speaker& speaker, InputNotes& notes, double pause_flush_seconds, WordTimestamps* timestamps,
+                std::optional<TimePoint>* first_text = nullptr)
+      : speaker_(speaker), notes_(notes), pause_flush_seconds_(pause_flush_seconds), timestamps_(timestamps),
+        first_text_(first_text) {}
 
   // One read() of what is available on `fd` (call when poll() says it is readable), handed to the engine.
   // Returns false at end of input, once the utterance's text is ended. Throws kokoro::Error on a read error.
@@ -37,6 +44,7 @@ class StreamedInput {
   InputNotes& notes_;
   double pause_flush_seconds_;
   WordTimestamps* timestamps_;
+  std::optional<TimePoint>* first_text_;
   std::string tail_;      // the first bytes of a character whose last bytes have not been read yet
   uint64_t utterance_ = 0;  // the open utterance (0: none)
   std::string text_;      // the text it was given (for its timestamps)

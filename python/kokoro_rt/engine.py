@@ -12,8 +12,10 @@ calls kokoro_session_stop, which makes the engine abandon its work between chunk
 """
 from __future__ import annotations
 
+import atexit
 import queue
 import threading
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -33,6 +35,18 @@ IDLE_SESSIONS = 4
 # Chunks (and events) waiting for the consumer before the engine's output thread is held back. The engine
 # keeps computing into its own buffers meanwhile; this bound only keeps a stalled consumer from growing memory.
 QUEUE_CHUNKS = 64
+
+
+# Engines still open when the interpreter exits are closed first, while every library is whole: a stream left
+# running at exit would otherwise be joined by libkokoro's own exit-time destructors after the libraries it
+# computes with (oneDNN) have torn down theirs.
+_open_engines: weakref.WeakSet[Engine] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_open_engines() -> None:
+    for engine in list(_open_engines):
+        engine.close()
 
 
 class Engine:
@@ -73,6 +87,7 @@ class Engine:
         self._lock = threading.Lock()
         self._streams: set[_Synthesis] = set()
         self._idle: list = []  # sessions with no stream
+        _open_engines.add(self)
 
     # -- lifetime -------------------------------------------------------------------------------------------
 
