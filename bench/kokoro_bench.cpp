@@ -187,6 +187,10 @@ int main(int argc, char** argv) {
   app.add_option("--voice", voice, "Voice")->capture_default_str();
   app.add_option("--first-words", first_words, "Cut the first segment after N words (0: never, as kokoro-say); the segments after the cut are whole sentences that grow with the audio before them")->capture_default_str();
   double max_slice = 0;
+  bool reference_segments = false;
+  app.add_flag("--reference-segments", reference_segments,
+               "Slice mode: segment as the reference does (the first sentence grouped with the next ones up to 510 "
+               "phonemes) instead of the first sentence alone: the baseline of issue 28's first step");
   app.add_option("--max-slice", max_slice, "Slice mode: the longest slice in seconds (0: the default, as kokoro-say)");
   app.add_option("--text-runs", text_runs, "Runs of the 20-token text-side measurement")->capture_default_str()->check(CLI::Range(1, 1000));
   app.add_option("--model", model_path, "Model file (default: KOKORO_MODEL or models/kokoro-v1_0.kokoro)");
@@ -314,6 +318,7 @@ int main(int argc, char** argv) {
     ro.voice = voice;
     ro.first_words = first_words;
     ro.max_slice_seconds = max_slice;
+    ro.reference_segments = reference_segments;
     ro.phoneme_input = !phoneme_file.empty();
     std::unique_ptr<Runner> runner = make_runner(mode, synth, assets, ro);
     r.frontend_load_ms = ms_since(t0);

@@ -349,7 +349,9 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
       s.text_end = piece.size();
       segments.push_back(std::move(s));
     } else {
-      segments = frontend.segment(piece);
+      // Slice mode: the utterance's first sentence is its own segment, so that its first audio waits for that
+      // sentence's acoustic model and decoder half only (docs/streaming.md, "The first sentence alone").
+      segments = frontend.segment(piece, first_segment && mode_ == SynthesisMode::slice && options_.first_sentence_alone);
     }
     record_stage(id, EngineStage::frontend, frontend_begin, Clock::now());
     text_bytes_.fetch_add(end - begin);

@@ -44,6 +44,11 @@ struct StreamOptions {
   // segment is normalised with its predicted whole-segment statistics, so the audio does not depend on where
   // slices end (docs/streaming.md).
   std::shared_ptr<const StatsPredictor> predictor;
+  // slice mode: an utterance's first sentence is a segment of its own (Frontend::segment's
+  // first_sentence_alone), so that its first audio waits for that sentence's acoustic model and decoder half,
+  // not for every sentence that fits in 510 phonemes with it. Sentences are never split; the ones after it are
+  // grouped as the reference groups them. false: the reference's segments (kokoro-bench's baseline).
+  bool first_sentence_alone = true;
 
   // The acoustic worker holds an utterance's later segments until the vocoder has computed the first
   // segment's audio (exact mode: the segment; slice mode: its last slice). On two cores the first-audio path

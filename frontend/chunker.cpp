@@ -159,7 +159,14 @@ void Chunker::add_line(std::vector<Unit> units, std::string_view source, std::ve
   size_t start = 0;     // first unit of the pending segment
   size_t pcount = 0;    // KPipeline's running phoneme count of the pending segment
   size_t words = 0;     // spoken words in the pending segment
+  size_t first_sentence_end = 0;  // first_sentence_: where the first sentence ends (0: not seen yet)
   for (size_t i = 0; i < units.size(); ++i) {
+    if (first_sentence_end == i && i > start && !first_done_) {
+      emit(units, start, i, source, out);  // the first sentence alone (first_sentence_alone)
+      start = i;
+      pcount = 0;
+      words = 0;
+    }
     const Unit& t = units[i];
     size_t next_len = t.phonemes.size() + (t.space_after ? 1 : 0);
     const size_t next_count = pcount + t.phonemes.size();  // next_ps.rstrip()
@@ -197,6 +204,8 @@ void Chunker::add_line(std::vector<Unit> units, std::string_view source, std::ve
     }
     pcount += next_len;
     words += t.is_word;
+    if (first_sentence_ && !first_done_ && first_sentence_end <= start)
+      if (const size_t end = sentence_end_after(units, start, i)) first_sentence_end = end;
   }
   emit(units, start, units.size(), source, out);
 }

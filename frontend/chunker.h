@@ -24,8 +24,13 @@ struct Unit {
 
 class Chunker {
  public:
-  Chunker(size_t max_phonemes, size_t first_segment_max_words, double growth_after_cut = 0)
-      : max_(max_phonemes), first_words_(first_segment_max_words), growth_(growth_after_cut) {}
+  // first_sentence_alone: the first segment of the call ends at the first sentence end (slice mode: first
+  // audio waits for one sentence, not for all that fit in 510 phonemes); the sentences after it are packed as
+  // the reference packs a line. A first sentence longer than max_phonemes is cut as always.
+  Chunker(size_t max_phonemes, size_t first_segment_max_words, double growth_after_cut = 0,
+          bool first_sentence_alone = false)
+      : max_(max_phonemes), first_words_(first_segment_max_words), growth_(growth_after_cut),
+        first_sentence_(first_sentence_alone) {}
 
   // Appends the segments of one line to `out`. `source` is the caller's full text (for Segment::text).
   void add_line(std::vector<Unit> units, std::string_view source, std::vector<Segment>& out);
@@ -36,6 +41,7 @@ class Chunker {
   size_t max_;
   size_t first_words_;
   double growth_;
+  bool first_sentence_;
   bool first_done_ = false;
   size_t emitted_ = 0;  // phoneme code points in the segments emitted so far
 };

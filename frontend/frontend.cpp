@@ -220,12 +220,13 @@ std::string Frontend::normalize_plain(std::string_view text) const {
   return out;
 }
 
-std::vector<Segment> Frontend::segment(std::string_view text) const {
-  if (!reads_as_ssml(text)) return segment_plain(text, impl_->options.first_segment_max_words);
+std::vector<Segment> Frontend::segment(std::string_view text, bool first_sentence_alone) const {
+  if (!reads_as_ssml(text)) return segment_plain(text, impl_->options.first_segment_max_words, first_sentence_alone);
   const auto parsed = parse_ssml(text, impl_->options);
   if (!parsed) {
     // Segment::text is the caller's text again, tags included (invalid UTF-8 read as U+FFFD, as always).
-    std::vector<Segment> segs = segment_plain(without_tags(text), impl_->options.first_segment_max_words);
+    std::vector<Segment> segs =
+        segment_plain(without_tags(text), impl_->options.first_segment_max_words, first_sentence_alone);
     for (auto& s : segs) s.text = utf8::encode(utf8::to_u32(text.substr(s.text_begin, s.text_end - s.text_begin)));
     return segs;
   }
@@ -236,7 +237,8 @@ std::vector<Segment> Frontend::segment(std::string_view text) const {
   for (const auto& piece : doc.pieces) {
     pause += piece.pause_before;
     // Only the first piece of the utterance gets the short streaming segment.
-    std::vector<Segment> segs = segment_plain(piece.text, out.empty() ? impl_->options.first_segment_max_words : 0);
+    std::vector<Segment> segs = segment_plain(piece.text, out.empty() ? impl_->options.first_segment_max_words : 0,
+                                              out.empty() && first_sentence_alone);
     // A mark goes with the first word that does not end before it: before the segment when that word is the
     // segment's first, else inside the segment at that word. The segments are those of the text without
     // the marks, so a mark changes nothing that is said.
@@ -302,9 +304,11 @@ std::vector<size_t> Frontend::sentence_ends(std::string_view text) const {
   return ends;
 }
 
-std::vector<Segment> Frontend::segment_plain(std::string_view text, size_t first_words) const {
+std::vector<Segment> Frontend::segment_plain(std::string_view text, size_t first_words,
+                                             bool first_sentence_alone) const {
   const std::vector<utf8::CodePoint> cps = utf8::decode(text);
-  Chunker chunker(impl_->options.max_phonemes, first_words, impl_->options.segment_growth_after_cut);
+  Chunker chunker(impl_->options.max_phonemes, first_words, impl_->options.segment_growth_after_cut,
+                  first_sentence_alone);
   const bool drop_emoji = impl_->options.emoji == FrontendOptions::Emoji::drop;
   std::vector<Segment> out, line_segments;
   size_t i = 0;

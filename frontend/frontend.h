@@ -116,7 +116,10 @@ class Frontend {
   Frontend& operator=(Frontend&&) noexcept;
 
   // Throws kokoro::Error only for malformed SSML when options().ssml is on.
-  std::vector<Segment> segment(std::string_view text) const;
+  std::vector<Segment> segment(std::string_view text) const { return segment(text, false); }
+  // first_sentence_alone: the text's first sentence is a segment of its own (slice mode's first audio waits
+  // for it alone); the rest is segmented as by segment(text). Sentences are never split by it.
+  std::vector<Segment> segment(std::string_view text, bool first_sentence_alone) const;
   // What segment() will say, as words: English text after normalisation ("5 km" -> "5 kilometers" is
   // "five kilometers", "2:00 a.m." -> "two a.m."), one output line per input line. Mandarin: numbers as
   // characters and punctuation as read ("3.5%，" -> "百分之三点五, "). Other languages: the text unchanged
@@ -135,7 +138,8 @@ class Frontend {
   const FrontendOptions& options() const;
 
  private:
-  std::vector<Segment> segment_plain(std::string_view text, size_t first_segment_max_words) const;
+  std::vector<Segment> segment_plain(std::string_view text, size_t first_segment_max_words,
+                                     bool first_sentence_alone = false) const;
   std::string normalize_plain(std::string_view text) const;
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -127,6 +127,38 @@ TEST(Frontend, FirstSegmentIsShortForStreaming) {
   EXPECT_EQ(plain[1].text, "five six seven eight nine ten");
 }
 
+// Slice mode's segmentation: the first sentence is a segment of its own, the rest packed as the reference
+// packs it (up to 510 phonemes), a closing quote stays with its sentence, the phonemes are the same, and a
+// first sentence longer than the limit is still cut there. Without the flag the reference's segments.
+TEST(Frontend, FirstSentenceAloneThenTheReferencesPacking) {
+  const std::string text =
+      "The storm had passed by morning. \u201cFishermen counted the boats.\u201d The pier lost planks. A lamp fell.";
+  const auto reference = english().segment(text);
+  ASSERT_EQ(reference.size(), 1u) << "fits in one segment";
+  const auto alone = english().segment(text, true);
+  ASSERT_EQ(alone.size(), 2u) << all_phonemes(alone);
+  EXPECT_EQ(alone[0].text, "The storm had passed by morning.");
+  EXPECT_EQ(alone[1].text, "\u201cFishermen counted the boats.\u201d The pier lost planks. A lamp fell.");
+  EXPECT_EQ(alone[0].phonemes + " " + alone[1].phonemes, reference[0].phonemes);
+  check_segments(text, alone);
+  // One sentence, or none ended: as the reference.
+  EXPECT_EQ(all_phonemes(english().segment("Just one sentence here.", true)),
+            all_phonemes(english().segment("Just one sentence here.")));
+  EXPECT_EQ(english().segment("no end mark at all", true).size(), 1u);
+  // Only the first line's first sentence (each line is its own segment anyway).
+  const auto lines = english().segment("One. Two.\nThree. Four.", true);
+  ASSERT_EQ(lines.size(), 3u) << all_phonemes(lines);
+  EXPECT_EQ(lines[0].text, "One.");
+  EXPECT_EQ(lines[2].text, "Three. Four.");
+  // A first sentence beyond 510 phonemes is cut by the limit, then packing goes on as the reference's.
+  std::string long_first;
+  for (int i = 0; i < 30; ++i) long_first += "the committee will publish its report, ";
+  long_first += "finally. Short one.";
+  const auto cut = english().segment(long_first, true);
+  check_segments(long_first, cut);
+  EXPECT_EQ(all_phonemes(cut), all_phonemes(english().segment(long_first)));
+}
+
 // After a cut, the segments that follow end at sentence ends while the next sentence would make them hold
 // more than segment_growth_after_cut times the phonemes before them, and keep a sentence whole when it
 // alone is longer (issue 16's paragraph: 6 words, the rest of that sentence, then one sentence each).

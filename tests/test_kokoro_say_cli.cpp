@@ -79,9 +79,10 @@ TEST(KokoroSayReport, FirstAudioIsAlsoGivenFromTheProcessStart) {
     size_t notes = 0;
     for (size_t at = 0; (at = r.err.find("after the process started", at)) != std::string::npos; ++at) ++notes;
     EXPECT_EQ(notes, 1u) << "only the first utterance:\n" << r.err;
-    if (lines)
+    if (lines) {
       EXPECT_NE(r.err.find("[spoken]", r.err.find("after the process started")), std::string::npos)
           << "the second utterance is reported too:\n" << r.err;
+    }
   }
 }
 
