@@ -161,8 +161,8 @@ TEST(StreamEngine, SliceModeDeliversEverySampleInSlices) {
   EXPECT_TRUE(reports[0].error.empty()) << reports[0].error;
 }
 
-// Slice mode (whole-sentence segments): the same segments, durations and sample count as exact mode; the
-// generator really runs in several slices; one slice covering the segment is exact mode bit for bit.
+// Slice mode (whole-sentence segments): for the same segments, the same durations and sample count as exact
+// mode; the generator really runs in several slices; one slice covering the segment is exact mode bit for bit.
 std::shared_ptr<const Frontend> whole_sentence_frontend() {
   static const std::shared_ptr<const Frontend> f = [] {
     FrontendOptions fo;
@@ -186,30 +186,50 @@ std::vector<float> run_to_recording(const Engine& e, SynthesisMode mode, StreamO
 
 const char* kSliceText =
     "The lamp flickered twice, and the old clock on the wall struck nine. Then the whole house went dark.";
+// The same two sentences on two lines: the frontend never joins lines, so exact mode makes each sentence a
+// segment, as slice mode's first sentence alone does (StreamOptions::first_sentence_alone).
+const char* kSliceTextTwoLines =
+    "The lamp flickered twice, and the old clock on the wall struck nine.\nThen the whole house went dark.";
+
+StreamOptions reference_segments(StreamOptions so) {
+  so.first_sentence_alone = false;
+  return so;
+}
 
 TEST(StreamEngine, SliceModeKeepsEverySentencesTimingAndSlicesTheGenerator) {
   const Engine& e = engine();
   ASSERT_TRUE(e.synth) << e.error;
   Watchdog dog(240);
-  std::vector<StreamEvent> exact_events, slice_events;
-  StreamEngineStats stats;
-  const std::vector<float> exact = run_to_recording(e, SynthesisMode::exact, {}, kSliceText, nullptr, &exact_events);
-  const std::vector<float> sliced = run_to_recording(e, SynthesisMode::slice, slice_options(e), kSliceText, &stats, &slice_events);
-  ASSERT_EQ(sliced.size(), exact.size()) << "durations must equal exact mode's";
-  EXPECT_GE(stats.slices, 2u) << "a 5 s segment should start with a short first slice";
-  // Word and segment events at the same times as in exact mode.
-  ASSERT_EQ(slice_events.size(), exact_events.size());
-  for (size_t i = 0; i < exact_events.size(); ++i) {
-    EXPECT_EQ(slice_events[i].kind, exact_events[i].kind);
-    EXPECT_EQ(slice_events[i].time_s, exact_events[i].time_s);
-    EXPECT_EQ(slice_events[i].text_begin, exact_events[i].text_begin);
+  // Both segmentations: the reference's (one segment for both sentences) and slice mode's default (the first
+  // sentence alone), each against exact mode on the same segments.
+  for (const bool alone : {false, true}) {
+    SCOPED_TRACE(alone ? "first sentence alone" : "reference segments");
+    std::vector<StreamEvent> exact_events, slice_events;
+    StreamEngineStats stats;
+    const std::vector<float> exact = run_to_recording(e, SynthesisMode::exact, {}, alone ? kSliceTextTwoLines : kSliceText,
+                                                      nullptr, &exact_events);
+    StreamOptions so = slice_options(e);
+    so.first_sentence_alone = alone;
+    const std::vector<float> sliced = run_to_recording(e, SynthesisMode::slice, so, kSliceText, &stats, &slice_events);
+    ASSERT_EQ(sliced.size(), exact.size()) << "durations must equal exact mode's";
+    EXPECT_GE(stats.slices, 2u) << "a 5 s segment should start with a short first slice";
+    // Word and segment events at the same times as in exact mode.
+    ASSERT_EQ(slice_events.size(), exact_events.size());
+    size_t segments = 0;
+    for (size_t i = 0; i < exact_events.size(); ++i) {
+      EXPECT_EQ(slice_events[i].kind, exact_events[i].kind);
+      EXPECT_EQ(slice_events[i].time_s, exact_events[i].time_s);
+      EXPECT_EQ(slice_events[i].text_begin, exact_events[i].text_begin);
+      segments += slice_events[i].kind == StreamEvent::Kind::segment_start;
+    }
+    EXPECT_EQ(segments, alone ? 2u : 1u);
+    // Nothing audible where exact mode is silent: the leading silence (before the first word) stays silent.
+    size_t lead = 0;
+    while (lead < exact.size() && std::fabs(exact[lead]) < 1e-3f) ++lead;
+    float leak = 0;
+    for (size_t i = 0; i < lead; ++i) leak = std::max(leak, std::fabs(sliced[i]));
+    EXPECT_LT(leak, 3e-3f) << "sound before speech where exact mode is silent (" << lead << " silent samples)";
   }
-  // Nothing audible where exact mode is silent: the leading silence (before the first word) stays silent.
-  size_t lead = 0;
-  while (lead < exact.size() && std::fabs(exact[lead]) < 1e-3f) ++lead;
-  float leak = 0;
-  for (size_t i = 0; i < lead; ++i) leak = std::max(leak, std::fabs(sliced[i]));
-  EXPECT_LT(leak, 3e-3f) << "sound before speech where exact mode is silent (" << lead << " silent samples)";
 }
 
 // Every slice of a segment is normalised with the same predicted statistics and carries the convolutions'
@@ -219,12 +239,13 @@ TEST(StreamEngine, SliceModeAudioDoesNotDependOnWhereSlicesEnd) {
   const Engine& e = engine();
   ASSERT_TRUE(e.synth) << e.error;
   Watchdog dog(240);
-  StreamOptions whole = slice_options(e), tiny = slice_options(e);
+  // (The reference's segments: both sentences in one segment, so that "one slice" covers everything.)
+  StreamOptions whole = reference_segments(slice_options(e)), tiny = reference_segments(slice_options(e));
   whole.first_chunk_frames = whole.max_chunk_frames = 100000;
   tiny.first_chunk_frames = tiny.max_chunk_frames = 3;
   StreamEngineStats stats_whole, stats_tiny;
   const std::vector<float> a = run_to_recording(e, SynthesisMode::slice, whole, kSliceText, &stats_whole);
-  const std::vector<float> b = run_to_recording(e, SynthesisMode::slice, slice_options(e), kSliceText);
+  const std::vector<float> b = run_to_recording(e, SynthesisMode::slice, reference_segments(slice_options(e)), kSliceText);
   const std::vector<float> c = run_to_recording(e, SynthesisMode::slice, tiny, kSliceText, &stats_tiny);
   EXPECT_EQ(stats_whole.slices, 1u) << "one segment (the two sentences joined, as the reference joins them), one slice";
   EXPECT_GT(stats_tiny.slices, 50u);
