@@ -5,8 +5,11 @@
 // real device). The engine sees it as a real-time sink (plays_in_real_time), so its slice planner works
 // against this device's queue exactly as against JACK or PortAudio.
 #pragma once
+#include <algorithm>
 #include <chrono>
 #include <mutex>
+#include <optional>
+#include <vector>
 
 #include "realtime/audio_sink.h"
 
@@ -20,27 +23,63 @@ struct DryRun {
 
 class SimulatedDeviceSink final : public AudioSink {
  public:
+  using Clock = std::chrono::steady_clock;
   using AudioSink::write;
   std::size_t write(const float*, std::size_t n) override {
     std::lock_guard<std::mutex> lock(m_);
     const auto now = Clock::now();
+    Written w;
+    w.first_sample = total_written_;
+    w.samples = n;
+    w.written = now;
     if (!playing_) {
       playing_ = true;
       start_ = now;
       written_ = 0;
       gap_s_ = 0;
+      w.plays = now;
+      w.before_ends = played_until_;  // idle (or never played): the audio before ended then
     }
     const double due_s = gap_s_ + static_cast<double>(written_) / kEngineSampleRate;
     const double late_s = seconds(now) - due_s;
+    if (written_ > 0) {
+      w.before_ends = at(due_s);
+      w.plays = w.before_ends;
+    }
     if (written_ > 0 && late_s > kToleranceSeconds) {
       ++dry_.underruns;
       dry_.dry_ms += late_s * 1e3;
       dry_.max_dry_ms = std::max(dry_.max_dry_ms, late_s * 1e3);
       gap_s_ += late_s;
+      w.plays = now;
     }
     written_ += n;
     total_written_ += n;
+    if (keep_log_) log_.push_back(w);
     return n;
+  }
+
+  // When the device plays output sample `sample` (counted from the first sample ever written), and when it
+  // would have played it had the audio before it come without a gap (the audio before it ended then, or the
+  // device was idle since then). From a log kept after keep_play_log(true) (a benchmark's, not real time).
+  struct PlayTime {
+    Clock::time_point written, plays, without_gap;  // written: when the write holding it came
+  };
+  void keep_play_log(bool on) {
+    std::lock_guard<std::mutex> lock(m_);
+    keep_log_ = on;
+    log_.clear();
+  }
+  std::optional<PlayTime> play_time(uint64_t sample) const {
+    std::lock_guard<std::mutex> lock(m_);
+    auto it = std::upper_bound(log_.begin(), log_.end(), sample,
+                               [](uint64_t s, const Written& w) { return s < w.first_sample; });
+    if (it == log_.begin()) return std::nullopt;
+    --it;
+    if (sample >= it->first_sample + it->samples) return std::nullopt;
+    const auto into = std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(static_cast<double>(sample - it->first_sample) / kEngineSampleRate));
+    return PlayTime{it->written, it->plays + into, std::max(it->before_ends, Clock::time_point()) + into};
   }
   void end_utterance() override {
     std::lock_guard<std::mutex> lock(m_);
@@ -87,9 +126,15 @@ class SimulatedDeviceSink final : public AudioSink {
   }
 
  private:
-  using Clock = std::chrono::steady_clock;
   static constexpr double kToleranceSeconds = 0.001;  // below one device period: not heard
   double seconds(Clock::time_point t) const { return std::chrono::duration<double>(t - start_).count(); }
+  Clock::time_point at(double s) const {
+    return start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+  }
+  struct Written {
+    uint64_t first_sample = 0, samples = 0;
+    Clock::time_point written, plays, before_ends;  // when it came; when its first sample plays; when the audio before it ended
+  };
 
   mutable std::mutex m_;
   bool playing_ = false;
@@ -97,6 +142,8 @@ class SimulatedDeviceSink final : public AudioSink {
   uint64_t written_ = 0, total_written_ = 0;
   double gap_s_ = 0;
   DryRun dry_;
+  bool keep_log_ = false;
+  std::vector<Written> log_;
 };
 
 }  // namespace kokoro::bench

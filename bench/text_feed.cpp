@@ -1,8 +1,10 @@
 #include "bench/text_feed.h"
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <future>
 #include <map>
 #include <mutex>
@@ -59,12 +61,17 @@ std::vector<Span> sentences_of(const Frontend& frontend, const std::string& text
   return out;
 }
 
-// A word reaching the device: when, where it is in the corpus text, and the audio still queued before it
-// (negative: the device has played everything before it and been idle that long).
+// A segment's audio reaching the device (its segment_start event: the audio up to its first sample handed over):
+// when (seconds since the feed started), where its text starts in the corpus text, when the device plays its
+// first sample, and when it would have played it had the audio before it come without a gap (the end of that
+// audio, or the moment the device fell idle): the device's own log (SimulatedDeviceSink::play_time). A gap is
+// inserted only where a write starts, so the write holding the segment's first sample tells the gap before it
+// (a word's write, later in the segment, would not: the gap is before the segment's first write).
 struct WordSeen {
   double t = 0;
   size_t begin = 0;
-  double ahead_s = 0;
+  uint64_t sample = 0;  // its first sample in the engine's output
+  double written = 0, heard = 0, without_gap = 0;
 };
 
 // One session onto a simulated device, recording each word's arrival at the device.
@@ -80,11 +87,12 @@ class FeedSession {
     engine_ = std::make_unique<StreamEngine>(model.synthesizer(), frontend_, *model.voice(o.voice), sink_, EngineVoice{},
                                              o.mode, std::move(so));
     engine_->on_event([this](const StreamEvent& e) {
-      if (e.kind != StreamEvent::Kind::word) return;
+      if (e.kind != StreamEvent::Kind::segment_start) return;
       const double t = std::chrono::duration<double>(Clock::now() - t0_).count();
-      const double ahead = sink_.play_end_offset();  // the audio before this word, still to play
+      const auto sample = static_cast<uint64_t>(std::llround(e.time_s * kEngineSampleRate));
       std::lock_guard<std::mutex> lock(mutex_);
-      if (auto it = offsets_.find(e.utterance); it != offsets_.end()) words_.push_back({t, it->second + e.text_begin, ahead});
+      if (auto it = offsets_.find(e.utterance); it != offsets_.end())
+        words_.push_back({t, it->second + e.text_begin, sample});
     });
   }
   StreamEngine& engine() { return *engine_; }
@@ -95,6 +103,7 @@ class FeedSession {
     t0_ = Clock::now();
     words_.clear();
     offsets_.clear();
+    sink_.keep_play_log(true);
   }
   double now() const { return std::chrono::duration<double>(Clock::now() - t0_).count(); }
   // Queues an utterance whose text starts at `offset` in the corpus text (under the lock, so that its first
@@ -110,6 +119,15 @@ class FeedSession {
     std::this_thread::sleep_for(std::chrono::duration<double>(sink_.seconds_until_played()));
     *dry = sink_.take().underruns;
     std::lock_guard<std::mutex> lock(mutex_);
+    const auto since_start = [&](Clock::time_point tp) { return std::chrono::duration<double>(tp - t0_).count(); };
+    for (WordSeen& w : words_) {
+      const auto played = sink_.play_time(w.sample);
+      if (!played) throw Error("kokoro-bench --feed-wps: a word's audio is not in the device's log");
+      w.written = since_start(played->written);
+      w.heard = since_start(played->plays);
+      w.without_gap = since_start(played->without_gap);
+    }
+    sink_.keep_play_log(false);
     return words_;
   }
   void warm_up(const std::string& text) {
@@ -161,7 +179,8 @@ std::vector<double> feed(FeedSession& session, const std::string& text, const st
   return arrival;
 }
 
-// Per sentence: from the arrival of the piece that holds its last character to its first word at the device.
+// Per sentence: from the arrival of the piece that holds its last character to its first segment's first sample
+// at the device.
 std::vector<SentenceDelay> delays(const std::vector<Span>& sentences, const std::vector<Span>& pieces,
                                   const std::vector<double>& arrival, const std::vector<WordSeen>& words) {
   std::vector<SentenceDelay> out;
@@ -172,11 +191,14 @@ std::vector<SentenceDelay> delays(const std::vector<Span>& sentences, const std:
     SentenceDelay d;
     for (const WordSeen& w : words)
       if (w.begin >= s.begin && w.begin < s.end) {
-        const double heard = w.t + std::max(0.0, w.ahead_s);
-        d.ready_ms = 1e3 * (w.t - last_char);
-        d.heard_ms = 1e3 * (heard - last_char);
-        // The earliest it could be heard: its last character there and the audio before it played.
-        d.wait_ms = 1e3 * std::max(0.0, heard - std::max(last_char, w.t + w.ahead_s));
+        d.ready_ms = 1e3 * (w.written - last_char);  // (the event may come before its audio is written)
+        d.heard_ms = 1e3 * (w.heard - last_char);
+        // The earliest it could be heard: its last character there and the audio before it played (or the
+        // device idle). What the listener waits beyond that is the engine's.
+        d.wait_ms = 1e3 * std::max(0.0, w.heard - std::max(last_char, w.without_gap));
+        if (std::getenv("KOKORO_FEED_DEBUG"))
+          std::fprintf(stderr, "sentence at %zu: last char %.3f s, written %.3f, heard %.3f, without gap %.3f, sample %llu\n",
+                       s.begin, last_char, w.written, w.heard, w.without_gap, static_cast<unsigned long long>(w.sample));
         break;
       }
     out.push_back(d);

@@ -2,7 +2,8 @@
 // or a typist hands it over. Each corpus is fed word by word (a word with the white space after it) at W words
 // per second into one session speaking onto a simulated real-time device (bench/simulated_device.h), and for
 // every sentence (frontend/sentence_feed.h: the engine's own cuts) it measures the delay from the arrival of
-// its last character to its first audio:
+// its last character to its first audio (the first sample of its first segment, timed by the device's log of
+// its writes; a gap is counted where the write holding that sample came late):
 //   ready: the first audio handed to the device (what the engine controls: the time a listener waits when
 //          nothing is playing),
 //   heard: when the device plays it (ready plus the audio still queued before it: at more words per second
