@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "frontend/unicode_text.h"
 #include "frontend/utf8.h"
 
 namespace kokoro {
@@ -62,6 +63,20 @@ size_t after_last_mark(const std::vector<Unit>& u, size_t b, size_t e, std::u32s
   for (size_t k = b; k < z && z < e; ++k)
     if (u[k].is_word) return z;
   return e;
+}
+
+// A sentence end followed by a word that starts in lower case does not end the sentence for the first sentence
+// alone: the quote's question goes on (`"Where are they?" asked Maria, ...`), and cutting there would model the
+// rest of it as a sentence of its own.
+bool continues_in_lower_case(const std::vector<Unit>& u, size_t next, std::string_view source) {
+  for (size_t k = next; k < u.size(); ++k) {
+    if (!u[k].is_word) continue;
+    if (u[k].text_begin >= source.size()) return false;
+    const size_t n = std::min<size_t>(8, source.size() - u[k].text_begin);
+    const std::u32string head = utf8::to_u32(source.substr(u[k].text_begin, n));
+    return !head.empty() && text::is_lower_letter(head[0]);
+  }
+  return false;
 }
 
 }  // namespace
@@ -205,7 +220,8 @@ void Chunker::add_line(std::vector<Unit> units, std::string_view source, std::ve
     pcount += next_len;
     words += t.is_word;
     if (first_sentence_ && !first_done_ && first_sentence_end <= start)
-      if (const size_t end = sentence_end_after(units, start, i)) first_sentence_end = end;
+      if (const size_t end = sentence_end_after(units, start, i); end && !continues_in_lower_case(units, end, source))
+        first_sentence_end = end;
   }
   emit(units, start, units.size(), source, out);
 }

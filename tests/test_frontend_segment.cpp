@@ -141,6 +141,10 @@ TEST(Frontend, FirstSentenceAloneThenTheReferencesPacking) {
   EXPECT_EQ(alone[1].text, "\u201cFishermen counted the boats.\u201d The pier lost planks. A lamp fell.");
   EXPECT_EQ(alone[0].phonemes + " " + alone[1].phonemes, reference[0].phonemes);
   check_segments(text, alone);
+  // A quoted question that the sentence goes on after ("... asked Maria") is not cut there.
+  const auto dialogue = english().segment("\"Where are the keys?\" asked Maria. She looked everywhere.", true);
+  ASSERT_EQ(dialogue.size(), 2u) << all_phonemes(dialogue);
+  EXPECT_EQ(dialogue[0].text, "\"Where are the keys?\" asked Maria.");
   // One sentence, or none ended: as the reference.
   EXPECT_EQ(all_phonemes(english().segment("Just one sentence here.", true)),
             all_phonemes(english().segment("Just one sentence here.")));
