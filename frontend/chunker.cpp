@@ -65,10 +65,11 @@ size_t after_last_mark(const std::vector<Unit>& u, size_t b, size_t e, std::u32s
   return e;
 }
 
-// A sentence end followed by a word that starts in lower case does not end the sentence for the first sentence
-// alone: the quote's question goes on (`"Where are they?" asked Maria, ...`), and cutting there would model the
-// rest of it as a sentence of its own.
-bool continues_in_lower_case(const std::vector<Unit>& u, size_t next, std::string_view source) {
+// Where the first sentence alone may not end although the chunker's rule ends a sentence: after a quotation
+// (`"Are you sure?" Tom asked.`: its attribution follows), and before a word in lower case (`"Where are they?"
+// asked Maria, ...`: the sentence goes on). Cutting there would model the rest as a sentence of its own.
+bool not_a_first_sentence_end(const std::vector<Unit>& u, size_t next, std::string_view source) {
+  if (next > 0 && u[next - 1].phonemes == U"”") return true;
   for (size_t k = next; k < u.size(); ++k) {
     if (!u[k].is_word) continue;
     if (u[k].text_begin >= source.size()) return false;
@@ -220,7 +221,7 @@ void Chunker::add_line(std::vector<Unit> units, std::string_view source, std::ve
     pcount += next_len;
     words += t.is_word;
     if (first_sentence_ && !first_done_ && first_sentence_end <= start)
-      if (const size_t end = sentence_end_after(units, start, i); end && !continues_in_lower_case(units, end, source))
+      if (const size_t end = sentence_end_after(units, start, i); end && !not_a_first_sentence_end(units, end, source))
         first_sentence_end = end;
   }
   emit(units, start, units.size(), source, out);

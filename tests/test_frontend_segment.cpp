@@ -141,7 +141,11 @@ TEST(Frontend, FirstSentenceAloneThenTheReferencesPacking) {
   EXPECT_EQ(alone[1].text, "\u201cFishermen counted the boats.\u201d The pier lost planks. A lamp fell.");
   EXPECT_EQ(alone[0].phonemes + " " + alone[1].phonemes, reference[0].phonemes);
   check_segments(text, alone);
-  // A quoted question that the sentence goes on after ("... asked Maria") is not cut there.
+  // A quoted question that the sentence goes on after ("... asked Maria") is not cut there, nor a quotation
+  // before its attribution ("... Tom asked.").
+  const auto quoted = english().segment("\"Is this the address?\" Tom asked. The driver nodded.", true);
+  ASSERT_EQ(quoted.size(), 2u) << all_phonemes(quoted);
+  EXPECT_EQ(quoted[0].text, "\"Is this the address?\" Tom asked.");
   const auto dialogue = english().segment("\"Where are the keys?\" asked Maria. She looked everywhere.", true);
   ASSERT_EQ(dialogue.size(), 2u) << all_phonemes(dialogue);
   EXPECT_EQ(dialogue[0].text, "\"Where are the keys?\" asked Maria.");
