@@ -29,6 +29,9 @@ MORE_PACKAGES=(
   # Avahi (--zeroconf); its tests decode AAC with libfaad2 and use curl as a client
   libboost-dev libmp3lame-dev libopusenc-dev libflac-dev libvo-aacenc-dev libavahi-client-dev libfaad-dev curl
   debootstrap
+  # The package check (ctest package.deb) builds the .deb in a tree of its own: ccache gives it the objects the
+  # main tree compiled with the same flags (scripts/setup.sh, scripts/package-deb)
+  ccache
 )
 case "${1:-}" in
   --speak) PACKAGES=("${SPEAK_PACKAGES[@]}") ;;

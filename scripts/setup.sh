@@ -38,12 +38,21 @@ trap 'kill -- -$downloads 2>/dev/null || true' EXIT
 # Speaking configures without the kernel test variants (the compute library compiled once, for this CPU) and
 # lets CMake skip the parts whose packages it did not install; everything turns both back on, which only adds
 # targets: what speaking compiled is reused.
+#
+# Everything, in a new tree, is the portable build the .deb is made of (-DKOKORO_PORTABLE=ON: every kernel
+# family's compute library, the CPU's best picked at load time, so the forced-family tests cover all three), and
+# compiles through ccache (installed with everything): the package check (ctest package.deb) then builds the
+# .deb in its own tree from the same objects instead of compiling everything a second time. A tree scripts/say
+# made keeps its native flags (switching would recompile it all); its package check compiles its own.
 configure=()
 if [ ! -f build/CMakeCache.txt ]; then
   if [ "$scope" = speak ]; then
     configure=(-DKOKORO_REQUIRE_ALL_PARTS=OFF -DKOKORO_KERNEL_TEST_VARIANTS=)
   else
-    configure=(-DKOKORO_REQUIRE_ALL_PARTS=ON)
+    configure=(-DKOKORO_REQUIRE_ALL_PARTS=ON -DKOKORO_PORTABLE=ON)
+  fi
+  if command -v ccache > /dev/null; then
+    configure+=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
   fi
 elif [ "$scope" = all ] && ! grep -q '^KOKORO_REQUIRE_ALL_PARTS:BOOL=ON$' build/CMakeCache.txt; then
   configure=(-DKOKORO_REQUIRE_ALL_PARTS=ON)

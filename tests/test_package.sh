@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Debian package as CI checks it (ctest label package; issue 31): scripts/package-deb builds it in
-# BUILD/package-deb from this source tree (its own portable tree: CI's native build cannot stand in for it),
+# BUILD/package-deb from this source tree (a portable tree of its own, prefix /usr, no tests; through ccache,
+# after scripts/test's portable tree nearly every object comes from the cache: scripts/setup.sh),
 # with the dictionaries from the archives scripts/fetch-assets already downloaded, then scripts/check-deb
 # installs it on a debootstrapped Debian 12 inside that directory and runs every check there with the
 # network cut off, giving it the model CI already converted (--from-model). Prints the time of each part.
