@@ -29,6 +29,10 @@ list(REMOVE_DUPLICATES KOKORO_KERNEL_VARIANTS)
 # instruction scheduling (and FMA contraction choices) as a -march=native build on that CPU.
 set(KOKORO_PORTABLE_TUNE "generic" CACHE STRING "-mtune of the portable build's compute variants")
 
+# Appended to every variant's flags. The fuzz trees (scripts/fuzz-frontend.sh) set -O0: the frontend calls
+# only the asset lookup of core/, and the optimised kernels were half of that tree's build.
+set(KOKORO_COMPUTE_EXTRA_FLAGS "" CACHE STRING "Extra compile options of the compute library")
+
 # Compiler flags of a variant, and whether its bf16 kernel files get AVX512-BF16.
 function(kokoro_variant_flags variant out_flags out_bf16)
   set(bf16 OFF)
@@ -61,7 +65,7 @@ function(kokoro_compute_part part)
     set(t kokoro_${part}_${variant})
     add_library(${t} OBJECT ${P_SOURCES})
     kokoro_variant_flags(${variant} flags bf16)
-    target_compile_options(${t} PRIVATE ${flags})
+    target_compile_options(${t} PRIVATE ${flags} ${KOKORO_COMPUTE_EXTRA_FLAGS})
     target_compile_definitions(${t} PRIVATE KOKORO_KERNEL_VARIANT="${variant}")
     target_link_libraries(${t} PUBLIC ${P_LINK} PRIVATE ${P_PRIVATE_LINK})
     if(bf16)

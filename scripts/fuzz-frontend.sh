@@ -3,7 +3,8 @@
 # time, seeded from the kept corpus tests/data/fuzz/frontend/ (never written to: new inputs go to a temp
 # directory, crashes to fuzz-frontend-artifacts/ in the build tree).
 #   scripts/fuzz-frontend.sh [SECONDS]      (default 60)
-# Environment: KOKORO_FUZZ_BUILD (default <repo>/build-fuzz-frontend), KOKORO_FUZZ_JOBS (default 2).
+# Environment: KOKORO_FUZZ_BUILD (default <repo>/build-fuzz-frontend), KOKORO_FUZZ_JOBS (default 2),
+# KOKORO_FUZZ_ZH_DICT (a built zh.kozh to use instead of building kokoro-zhdict in the fuzz tree).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SECONDS_TO_RUN="${1:-60}"
@@ -12,14 +13,26 @@ JOBS="${KOKORO_FUZZ_JOBS:-2}"
 command -v clang++ >/dev/null || { echo "fuzz-frontend: clang++ not found (scripts/install-deps.sh installs it)"; exit 1; }
 
 mkdir -p "$BUILD"
+# -O1 with line tables (what libFuzzer builds usually use: fast to compile, stacks with lines); the compute
+# library at -O0 (the frontend uses none of its kernels: KOKORO_COMPUTE_EXTRA_FLAGS).
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKOKORO_SANITIZE=address,undefined -DKOKORO_FUZZ=ON \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" -DKOKORO_COMPUTE_EXTRA_FLAGS=-O0 \
+  -DKOKORO_SANITIZE=address,undefined -DKOKORO_FUZZ=ON \
   -DKOKORO_BUILD_TESTS=OFF -DKOKORO_BUILD_BENCH=OFF -DKOKORO_KERNEL_TEST_VARIANTS= >"$BUILD/configure.log" 2>&1 \
   || { cat "$BUILD/configure.log"; exit 1; }
-cmake --build "$BUILD" --target fuzz_frontend kokoro-zhdict -j "$JOBS"
-# The Mandarin frontend needs its dictionary in this tree's lexicons/ (downloads cached in models/cache).
-bash "$ROOT/scripts/fetch-zh-dict" --zhdict "$BUILD/bin/kokoro-zhdict" --out "$BUILD/lexicons/zh.kozh" \
-  --cache "${KOKORO_CACHE:-$ROOT/models/cache}"
+# The Mandarin frontend needs its dictionary in this tree's lexicons/: the one of the main build when the
+# caller names it (KOKORO_FUZZ_ZH_DICT; ctest does), else built here (downloads cached in models/cache).
+if [ -n "${KOKORO_FUZZ_ZH_DICT:-}" ] && [ -f "$KOKORO_FUZZ_ZH_DICT" ]; then
+  cmake --build "$BUILD" --target fuzz_frontend -j "$JOBS"
+  mkdir -p "$BUILD/lexicons"
+  cp "$KOKORO_FUZZ_ZH_DICT" "$BUILD/lexicons/zh.kozh"
+  [ -f "$KOKORO_FUZZ_ZH_DICT.source" ] && cp "$KOKORO_FUZZ_ZH_DICT.source" "$BUILD/lexicons/zh.kozh.source"
+else
+  cmake --build "$BUILD" --target fuzz_frontend kokoro-zhdict -j "$JOBS"
+  bash "$ROOT/scripts/fetch-zh-dict" --zhdict "$BUILD/bin/kokoro-zhdict" --out "$BUILD/lexicons/zh.kozh" \
+    --cache "${KOKORO_CACHE:-$ROOT/models/cache}"
+fi
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

@@ -14,7 +14,9 @@ command -v clang++ >/dev/null || { echo "fuzz-server: clang++ not found (scripts
 
 mkdir -p "$BUILD"
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKOKORO_SANITIZE=address,undefined -DKOKORO_FUZZ=ON \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
+  -DKOKORO_SANITIZE=address,undefined -DKOKORO_FUZZ=ON \
   -DKOKORO_BUILD_TESTS=OFF -DKOKORO_BUILD_BENCH=OFF -DKOKORO_KERNEL_TEST_VARIANTS= >"$BUILD/configure.log" 2>&1 \
   || { cat "$BUILD/configure.log"; exit 1; }
 cmake --build "$BUILD" --target fuzz_server -j "$JOBS"
