@@ -27,7 +27,9 @@ if [ -n "${KOKORO_FUZZ_ZH_DICT:-}" ] && [ -f "$KOKORO_FUZZ_ZH_DICT" ]; then
   cmake --build "$BUILD" --target fuzz_frontend -j "$JOBS"
   mkdir -p "$BUILD/lexicons"
   cp "$KOKORO_FUZZ_ZH_DICT" "$BUILD/lexicons/zh.kozh"
-  [ -f "$KOKORO_FUZZ_ZH_DICT.source" ] && cp "$KOKORO_FUZZ_ZH_DICT.source" "$BUILD/lexicons/zh.kozh.source"
+  if [ -f "$KOKORO_FUZZ_ZH_DICT.source" ]; then
+    cp "$KOKORO_FUZZ_ZH_DICT.source" "$BUILD/lexicons/zh.kozh.source"
+  fi
 else
   cmake --build "$BUILD" --target fuzz_frontend kokoro-zhdict -j "$JOBS"
   bash "$ROOT/scripts/fetch-zh-dict" --zhdict "$BUILD/bin/kokoro-zhdict" --out "$BUILD/lexicons/zh.kozh" \
