@@ -169,6 +169,7 @@ std::unique_ptr<Runner> make_runner(const std::string& mode, std::shared_ptr<con
     StreamOptions slice = recommended_slice_options(synth->model(), &note);
     std::fprintf(stderr, "kokoro-bench: %s\n", note.c_str());
     if (options.max_slice_seconds > 0) slice.max_chunk_frames = slice_frames(options.max_slice_seconds);
+    if (options.first_slice_seconds > 0) slice.first_chunk_frames = slice_frames(options.first_slice_seconds);
     if (options.reference_segments) slice.first_sentence_alone = false;
     return std::make_unique<EngineRunner>(std::move(synth), assets_dir, options, SynthesisMode::slice, std::move(slice));
   }

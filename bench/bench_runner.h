@@ -46,6 +46,7 @@ struct RunnerOptions {
   size_t first_words = 0;  // cut the first segment after N words (0: whole sentences, as kokoro-say)
   float speed = 1.0f;
   double max_slice_seconds = 0;  // slice mode: the longest slice (0: the engine's default, as kokoro-say)
+  double first_slice_seconds = 0;  // slice mode: the first slice (0: the default, as kokoro-say)
   bool reference_segments = false;  // slice mode: the reference's segments (no first sentence alone): a baseline
 };
 

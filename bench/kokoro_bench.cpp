@@ -186,12 +186,13 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads, "Kernel threads (the caller included)")->capture_default_str()->check(CLI::Range(1, 64));
   app.add_option("--voice", voice, "Voice")->capture_default_str();
   app.add_option("--first-words", first_words, "Cut the first segment after N words (0: never, as kokoro-say); the segments after the cut are whole sentences that grow with the audio before them")->capture_default_str();
-  double max_slice = 0;
+  double max_slice = 0, first_slice = 0;
   bool reference_segments = false;
   app.add_flag("--reference-segments", reference_segments,
                "Slice mode: segment as the reference does (the first sentence grouped with the next ones up to 510 "
                "phonemes) instead of the first sentence alone: the baseline of issue 28's first step");
   app.add_option("--max-slice", max_slice, "Slice mode: the longest slice in seconds (0: the default, as kokoro-say)");
+  app.add_option("--first-slice", first_slice, "Slice mode: the first slice in seconds (0: the default, as kokoro-say)");
   app.add_option("--text-runs", text_runs, "Runs of the 20-token text-side measurement")->capture_default_str()->check(CLI::Range(1, 1000));
   app.add_option("--model", model_path, "Model file (default: KOKORO_MODEL or models/kokoro-v1_0.kokoro)");
   app.add_option("--assets", assets, "Assets directory (voices, lexicons)");
@@ -265,6 +266,7 @@ int main(int argc, char** argv) {
       fo.mode = mode == "engine-exact" ? SynthesisMode::exact : parse_synthesis_mode(mode);
       fo.voice = voice;
       fo.max_slice_seconds = max_slice;
+      fo.first_slice_seconds = first_slice;
       fo.repeat = repeat;
       FeedResult fr = run_text_feed(*model, texts, fo);
       fr.threads = threads;
@@ -293,6 +295,7 @@ int main(int argc, char** argv) {
       so.mode = mode == "engine-exact" ? SynthesisMode::exact : parse_synthesis_mode(mode);
       so.voice = voice;
       so.max_slice_seconds = max_slice;
+      so.first_slice_seconds = first_slice;
       so.repeat = repeat;
       so.paced = !back_to_back;
       const double load_ms = ms_since(t0);
@@ -318,6 +321,7 @@ int main(int argc, char** argv) {
     ro.voice = voice;
     ro.first_words = first_words;
     ro.max_slice_seconds = max_slice;
+    ro.first_slice_seconds = first_slice;
     ro.reference_segments = reference_segments;
     ro.phoneme_input = !phoneme_file.empty();
     std::unique_ptr<Runner> runner = make_runner(mode, synth, assets, ro);
@@ -362,6 +366,7 @@ int main(int argc, char** argv) {
       co.args = {"--mode", mode == "engine-exact" ? "exact" : mode, "--precision", r.precision, "--voice", voice,
                  "--threads", std::to_string(threads), "--model", default_model_path(model_path), "--assets", assets};
       if (max_slice > 0) co.args.insert(co.args.end(), {"--max-slice", std::to_string(max_slice)});
+      if (first_slice > 0) co.args.insert(co.args.end(), {"--first-slice", std::to_string(first_slice)});
       if (first_words > 0) co.args.insert(co.args.end(), {"--first-words", std::to_string(first_words)});
       co.sentences = read_corpus(corpus_dir, "short");
       co.runs = cold_runs;

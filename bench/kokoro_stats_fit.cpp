@@ -98,6 +98,7 @@ struct TextSource {
 };
 
 struct Data {
+  std::string feature_layout = kStatsFeatureLayout;
   std::vector<StatsLayerShape> layers;
   std::vector<std::string> voices;
   std::vector<std::vector<float>> features, targets;
@@ -108,7 +109,7 @@ struct Data {
     nlohmann::json layer_list = nlohmann::json::array();
     for (const auto& l : layers) layer_list.push_back({{"name", l.name}, {"channels", l.channels}});
     ModelWriter w({{"kind", "kokoro-stats-data"}, {"layers", layer_list}, {"voices", voices},
-                   {"feature_layout", kStatsFeatureLayout}, {"voice_index", voice}, {"frames", frames}});
+                   {"feature_layout", feature_layout}, {"voice_index", voice}, {"frames", frames}});
     w.set_source("kokoro-stats-fit --collect");
     const int64_t N = features.size(), D = N ? features[0].size() : 0, M = N ? targets[0].size() : 0;
     std::vector<float> f, t;
@@ -125,8 +126,11 @@ struct Data {
     const auto file = ModelFile::open(path);
     const nlohmann::json& cfg = file->config();
     if (cfg.value("kind", "") != "kokoro-stats-data") throw Error(path + ": not a statistics data file");
-    if (cfg.value("feature_layout", "") != kStatsFeatureLayout) throw Error(path + ": another feature layout; collect again");
+    const std::string layout = cfg.value("feature_layout", "");
+    if (layout != kStatsFeatureLayout && layout != kStatsEarlyFeatureLayout)
+      throw Error(path + ": another feature layout; collect again");
     Data d;
+    d.feature_layout = layout;
     for (const auto& l : cfg.at("layers")) d.layers.push_back({l.at("name"), l.at("channels")});
     d.voices = cfg.at("voices").get<std::vector<std::string>>();
     d.voice = cfg.at("voice_index").get<std::vector<int>>();
@@ -212,7 +216,7 @@ std::map<int, std::vector<float>> voice_priors(const Data& d, const std::vector<
 }
 
 std::string short_name(const std::string& layer) {
-  const std::string p = "decoder.generator.";
+  const std::string p = "decoder.";
   return layer.rfind(p, 0) == 0 ? layer.substr(p.size()) : layer;
 }
 
@@ -226,7 +230,7 @@ int main(int argc, char** argv) {
   int collect = 0, threads = 2;
   unsigned seed = 1;
   double minutes = 0, speed_lo = 0.8, speed_hi = 1.2;
-  bool fit = false;
+  bool fit = false, early = false;
   app.add_option("--model", model, "Model file (default: $KOKORO_MODEL or models/kokoro-v1_0.kokoro)");
   app.add_option("--assets", assets, "Assets directory");
   app.add_option("--collect", collect, "Synthesize this many segments and save their features and statistics");
@@ -237,6 +241,9 @@ int main(int argc, char** argv) {
   app.add_option("--speed-max", speed_hi, "Fastest speed")->capture_default_str();
   app.add_option("--seed", seed, "Seed of the text, voice and speed draws")->capture_default_str();
   app.add_option("--precision", precision, "Kernel precision of the collection")->capture_default_str();
+  app.add_flag("--early", early,
+               "--collect: features of the decoder's inputs and every decoder AdaIN layer as targets (the early "
+               "predictor: the whole decoder runs in slices)");
   app.add_flag("--fit", fit, "Fit the predictor on the data, report the held-out errors, write it");
   app.add_option("--ridge", ridges, "Ridge penalties to try (relative), comma-separated")->capture_default_str();
   app.add_option("--rank", ranks, "Ranks to try, comma-separated")->capture_default_str();
@@ -266,7 +273,8 @@ int main(int argc, char** argv) {
       const TextSource texts = TextSource::load(KOKORO_SOURCE_DIR, assets_dir);
       Data d;
       d.voices = split(voices, ',');
-      d.layers = StatsPredictor::generator_layers(synth->model());
+      d.feature_layout = early ? kStatsEarlyFeatureLayout : kStatsFeatureLayout;
+      d.layers = early ? StatsPredictor::decoder_layers(synth->model()) : StatsPredictor::generator_layers(synth->model());
       std::vector<VoicePack> packs;
       for (const auto& v : d.voices) packs.push_back(VoicePack::resolve(v, assets_dir));
       const Decoder& dec = synth->decoder();
@@ -274,7 +282,7 @@ int main(int argc, char** argv) {
       std::mt19937 rng(seed);
       const auto t0 = Clock::now();
       double audio_s = 0;
-      std::fprintf(stderr, "collecting: %zu corpus lines, %zu lexicon words, %zu voices, %zu generator layers\n",
+      std::fprintf(stderr, "collecting: %zu corpus lines, %zu lexicon words, %zu voices, %zu AdaIN layers\n",
                    texts.lines.size(), texts.lexicon.size(), d.voices.size(), d.layers.size());
       while (static_cast<int>(d.features.size()) < collect && (minutes <= 0 || seconds_since(t0) < minutes * 60)) {
         const std::string text = texts.sample(rng);
@@ -289,11 +297,12 @@ int main(int argc, char** argv) {
           AlignedFeatures feats;
           synth->acoustic().forward(ids, style, speed, feats);
           Tensor x, audio;
+          InstanceStatsCapture capture;  // the decoder half's layers too (the early predictor's targets)
           dec.features(feats.asr, feats.f0, feats.n, style, x);
           SeededNoise noise(0);
-          InstanceStatsCapture capture;
           dec.generator().forward(x, feats.f0.data(), style, noise, audio);
-          d.features.push_back(stats_predictor_features(x, feats.f0.data(), style, style_dim));
+          d.features.push_back(early ? stats_predictor_early_features(feats.asr, feats.f0.data(), feats.n.data(), style, style_dim)
+                                     : stats_predictor_features(x, feats.f0.data(), style, style_dim));
           const Eigen::VectorXf t = stats_targets(capture.stats(), d.layers);
           d.targets.emplace_back(t.data(), t.data() + t.size());
           d.voice.push_back(v);
@@ -320,7 +329,8 @@ int main(int argc, char** argv) {
         d = std::move(more);
         continue;
       }
-      if (more.voices != d.voices || more.layers.size() != d.layers.size()) throw Error(part + ": other voices or layers");
+      if (more.voices != d.voices || more.layers.size() != d.layers.size() || more.feature_layout != d.feature_layout)
+        throw Error(part + ": other voices, layers or features");
       for (size_t i = 0; i < more.features.size(); ++i) {
         d.features.push_back(std::move(more.features[i]));
         d.targets.push_back(std::move(more.targets[i]));
@@ -352,7 +362,7 @@ int main(int argc, char** argv) {
         o.ridge = std::stod(rd);
         o.rank = std::stoi(rk);
         const auto t0 = Clock::now();
-        const StatsPredictor p = fit_stats_predictor(Ftrain, Ytrain, d.layers, o);
+        const StatsPredictor p = fit_stats_predictor(Ftrain, Ytrain, d.layers, o, d.feature_layout);
         const double took = seconds_since(t0);
         const double s = score(errors_of(p, val));
         std::printf("| %g | %d | %.4f | %.1f |\n", o.ridge, o.rank, s, took);
@@ -363,7 +373,8 @@ int main(int argc, char** argv) {
     std::vector<size_t> fit_idx = train;
     fit_idx.insert(fit_idx.end(), val.begin(), val.end());
     const auto t0 = Clock::now();
-    StatsPredictor p = fit_stats_predictor(rows_of(d.features, fit_idx), rows_of(d.targets, fit_idx), d.layers, best_opt);
+    StatsPredictor p = fit_stats_predictor(rows_of(d.features, fit_idx), rows_of(d.targets, fit_idx), d.layers, best_opt,
+                                           d.feature_layout);
     const double fit_s = seconds_since(t0);
     p.info["voices"] = d.voices;
     p.info["segments"] = fit_idx.size();
@@ -390,7 +401,9 @@ int main(int argc, char** argv) {
       std::vector<float> t(d.targets[0].size());
       int64_t at = 0;
       for (const auto& l : d.layers) {
-        const MomentStats& m = file_priors->layers.at(l.name);
+        const auto it = file_priors->layers.find(l.name);
+        if (it == file_priors->layers.end()) throw Error(heart_priors + " has no layer " + l.name);
+        const MomentStats& m = it->second;
         for (int64_t c = 0; c < l.channels; ++c) {
           t[at + c] = m.mean[c];
           t[at + l.channels + c] = std::log(m.var[c] + kInstanceNormEps);

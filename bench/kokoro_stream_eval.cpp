@@ -13,8 +13,8 @@
 // cumulative, prior (per-voice calibrated priors, fixed), blend:W (priors worth W frames blended with the
 // cumulative statistics), hybrid:W (decoder over the whole segment first, exact; generator streamed with
 // blend:W), hybridprior (same with fixed priors in the generator).
-// predict (hybrid: the generator's statistics from the learned statistics predictor, vocoder/stats_predictor.h,
-// fixed per segment; --predictor).
+// predict (the learned statistics predictor's, vocoder/stats_predictor.h, fixed per segment; --predictor: a late
+// one is hybrid, for the generator's layers, an early one's stream the whole decoder).
 // Priors are calibrated on --calibration (other sentences) and cached in --priors.
 //
 //                                                           per variant: LSD/MCD, first second and rest, level
@@ -122,13 +122,19 @@ struct Policy {
   std::function<std::unique_ptr<NormPolicy>(const Case&)> make;
 };
 
-// The predictor's statistics for a case's generator layers (from the exact decoder features).
+// The predictor's statistics for a case: a late predictor's for the generator layers (from the exact decoder
+// features), an early one's for every decoder layer (from the decoder's inputs).
 std::map<std::string, InstanceStats> predicted_stats(const StatsPredictor& predictor, const Decoder& dec, const Case& c) {
-  Tensor x;
-  dec.features(c.feats.asr, c.feats.f0, c.feats.n, c.style.data(), x);
+  std::vector<float> features;
+  if (predictor.early()) {
+    features = stats_predictor_early_features(c.feats.asr, c.feats.f0.data(), c.feats.n.data(), c.style.data(), dec.style_dim());
+  } else {
+    Tensor x;
+    dec.features(c.feats.asr, c.feats.f0, c.feats.n, c.style.data(), x);
+    features = stats_predictor_features(x, c.feats.f0.data(), c.style.data(), dec.style_dim());
+  }
   std::map<std::string, InstanceStats> s;
-  for (const auto& [name, m] : predictor.predict(stats_predictor_features(x, c.feats.f0.data(), c.style.data(), dec.style_dim())))
-    s[name] = to_instance_stats(m);
+  for (const auto& [name, m] : predictor.predict(features)) s[name] = to_instance_stats(m);
   return s;
 }
 
@@ -138,7 +144,7 @@ Policy make_policy(const std::string& spec, std::shared_ptr<const NormPriors> pr
   p.name = spec;
   const auto colon = spec.find(':');
   const std::string kind = spec.substr(0, colon);
-  const double w = colon == std::string::npos || kind == "swap" ? 0 : std::stod(spec.substr(colon + 1));
+  const double w = colon == std::string::npos || kind == "swap" || kind == "predictexact" ? 0 : std::stod(spec.substr(colon + 1));
   if (kind == "oracle") {
     p.make = [&dec](const Case& c) -> std::unique_ptr<NormPolicy> {
       SeededNoise noise(0);
@@ -180,10 +186,30 @@ Policy make_policy(const std::string& spec, std::shared_ptr<const NormPriors> pr
       return std::make_unique<SuppliedStats>(std::move(s));
     };
   } else if (kind == "predict") {
-    p.hybrid = true;
     std::shared_ptr<const StatsPredictor> pr = predictor();
+    p.hybrid = !pr->early();  // an early predictor: the whole decoder streams
     p.make = [&dec, pr](const Case& c) -> std::unique_ptr<NormPolicy> {
       return std::make_unique<SuppliedStats>(predicted_stats(*pr, dec, c));
+    };
+  } else if (kind == "predictexact") {
+    // Diagnosis: the predictor's statistics, except the layers whose name starts with the given prefix,
+    // which get the exact ones: which layers a predictor's error comes from. Several prefixes: a+b.
+    std::shared_ptr<const StatsPredictor> pr = predictor();
+    p.hybrid = !pr->early();
+    const std::string prefix = spec.substr(colon + 1);
+    p.make = [&dec, pr, prefix](const Case& c) -> std::unique_ptr<NormPolicy> {
+      SeededNoise noise(0);
+      Tensor audio;
+      InstanceStatsCapture capture;
+      dec.forward(c.feats.asr, c.feats.f0, c.feats.n, c.style.data(), noise, audio);
+      std::map<std::string, InstanceStats> s = predicted_stats(*pr, dec, c), exact = capture.take();
+      for (auto& [name, st] : s)
+        for (size_t at = 0; at <= prefix.size();) {  // prefixes joined by '+'
+          const size_t end = std::min(prefix.find('+', at), prefix.size());
+          if (name.rfind(prefix.substr(at, end - at), 0) == 0) st = exact.at(name);
+          at = end + 1;
+        }
+      return std::make_unique<SuppliedStats>(std::move(s));
     };
   } else if (kind == "predictpool") {
     // The predicted moments for the columns still to come, the columns seen so far with their own.

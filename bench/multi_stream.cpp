@@ -26,6 +26,7 @@ class Listener {
   Listener(const Model& model, const MultiStreamOptions& o) : paced_(o.paced) {
     StreamOptions so = model.stream_options(o.mode);
     if (o.mode == SynthesisMode::slice && o.max_slice_seconds > 0) so.max_chunk_frames = slice_frames(o.max_slice_seconds);
+    if (o.mode == SynthesisMode::slice && o.first_slice_seconds > 0) so.first_chunk_frames = slice_frames(o.first_slice_seconds);
     std::string language = language_for_voice(o.voice);
     if (language.empty()) language = "en-us";
     EngineVoice ev;

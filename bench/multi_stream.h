@@ -35,6 +35,7 @@ struct MultiStreamOptions {
   std::string voice = "af_heart";
   float speed = 1.0f;
   double max_slice_seconds = 0;  // slice mode: the longest slice (0: the default)
+  double first_slice_seconds = 0;  // slice mode: the first slice (0: the default, as kokoro-say)
   int repeat = 1;
   // true: the next utterance is said once the device has played the last (listeners); false: as soon as the
   // last is reported, as the single-runner benchmark does (to compare one stream with it side by side).

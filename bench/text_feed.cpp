@@ -80,6 +80,7 @@ class FeedSession {
   FeedSession(const Model& model, const FeedOptions& o) {
     StreamOptions so = model.stream_options(o.mode);
     if (o.mode == SynthesisMode::slice && o.max_slice_seconds > 0) so.max_chunk_frames = slice_frames(o.max_slice_seconds);
+    if (o.mode == SynthesisMode::slice && o.first_slice_seconds > 0) so.first_chunk_frames = slice_frames(o.first_slice_seconds);
     max_bytes_ = so.text_piece_bytes;
     std::string language = language_for_voice(o.voice);
     if (language.empty()) language = "en-us";

@@ -32,6 +32,7 @@ struct FeedOptions {
   SynthesisMode mode = SynthesisMode::slice;
   std::string voice = "af_heart";
   double max_slice_seconds = 0;  // slice mode: the longest slice (0: the default)
+  double first_slice_seconds = 0;  // slice mode: the first slice (0: the default, as kokoro-say)
   int repeat = 1;
 };
 

@@ -63,6 +63,13 @@ void warn_once(const std::string& message) {
   if (warned->insert(message).second) spdlog::warn("{}", message);
 }
 
+// An early predictor (statistics of the whole decoder from its inputs, kokoro-stats-fit --early) is a
+// measurement: the decoder half's statistics predicted that way cost 5-7 dB LSD (docs/streaming.md, "Predicting
+// the decoder half's statistics"), so slice mode never uses one.
+constexpr const char* kEarlyPredictorRefused =
+    "an early predictor (features of the decoder's inputs) is for measurements only; slice mode takes one fitted "
+    "on the decoder's output (kokoro-stats-fit without --early, docs/streaming.md)";
+
 StreamOptions with_predictor(std::shared_ptr<const StatsPredictor> predictor) {
   StreamOptions o;
   o.predictor = std::move(predictor);
@@ -80,6 +87,7 @@ StreamOptions recommended_slice_options(const ModelFile& model, std::string* not
   }
   if (!chosen.empty()) {  // named explicitly: anything wrong with it is an error, never a silent fallback
     auto p = std::make_shared<const StatsPredictor>(StatsPredictor::load(chosen, &model));
+    if (p->early()) throw Error("statistics predictor " + chosen + ": " + kEarlyPredictorRefused);
     if (note) *note = "slice statistics: predictor " + chosen + " (KOKORO_SLICE_PREDICTOR)";
     return with_predictor(std::move(p));
   }
@@ -89,7 +97,7 @@ StreamOptions recommended_slice_options(const ModelFile& model, std::string* not
   for (const std::string& path : candidates) {
     if (!std::filesystem::exists(path)) continue;
     auto p = std::make_shared<StatsPredictor>(StatsPredictor::load(path));
-    const std::string why = p->mismatch(model);
+    const std::string why = p->early() ? kEarlyPredictorRefused : p->mismatch(model);
     if (!why.empty()) {
       warn_once("statistics predictor " + path + " not used: " + why);
       skipped += (skipped.empty() ? "" : "; ") + path + " is for another model";

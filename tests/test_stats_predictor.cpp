@@ -333,6 +333,25 @@ TEST(StatsPredictor, SliceSettingsFindThePredictorBesideTheModel) {
     EXPECT_NE(std::string(e.what()).find("another model"), std::string::npos) << e.what();
   }
 
+  // An early predictor (the decoder's inputs as features) is a measurement, never slice mode's statistics:
+  // skipped beside the model, an error when named.
+  Eigen::MatrixXf F, Y;
+  linear_data(60, 12, 1, F, Y);
+  StatsFitOptions o;
+  o.rank = 8;
+  StatsPredictor early = fit_stats_predictor(F, Y, kLayers, o, kStatsEarlyFeatureLayout);
+  early.fitted_for = StatsPredictor::model_identity(*model);
+  early.save(stats_predictor_path(model_path));
+  ::unsetenv("KOKORO_SLICE_PREDICTOR");
+  EXPECT_EQ(recommended_slice_options(*model, &note).predictor, nullptr) << note;
+  ::setenv("KOKORO_SLICE_PREDICTOR", stats_predictor_path(model_path).c_str(), 1);
+  try {
+    recommended_slice_options(*model);
+    ADD_FAILURE() << "an early predictor was accepted for slice mode";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("for measurements only"), std::string::npos) << e.what();
+  }
+
   ::setenv("KOKORO_SLICE_PREDICTOR", "none", 1);
   EXPECT_EQ(recommended_slice_options(*model).predictor, nullptr);
   const std::string missing = (dir / "missing.kokoro").string();
@@ -428,4 +447,56 @@ TEST(StatsPredictor, PredictedStatsFixedAndPooled) {
   std::map<std::string, MomentStats> none;
   PredictedStats missing(none, false);
   EXPECT_THROW(missing.bind({layer}), Error);
+}
+
+// The early predictor (issue 28): features of the decoder's inputs, every decoder AdaIN layer as a target.
+// Its file keeps its layout; it is matched against the decoder's layers (the decoder half's too), not only
+// the generator's; its features are the moments named by kStatsEarlyFeatureLayout, worked out by hand here.
+TEST(StatsPredictor, EarlyPredictorKeepsItsLayoutAndIsMatchedAgainstEveryDecoderLayer) {
+  const std::vector<StatsLayerShape> layers = {{"decoder.encode.norm1", 3}, {"decoder.generator.b.adain2.1", 5}};
+  Eigen::MatrixXf F, Y;
+  linear_data(60, 12, 1, F, Y);
+  StatsFitOptions o;
+  o.ridge = 0.0;
+  o.rank = 8;
+  const StatsPredictor p = fit_stats_predictor(F, Y, layers, o, kStatsEarlyFeatureLayout);
+  EXPECT_TRUE(p.early());
+  EXPECT_FALSE(fitted().early());
+  const std::string path = temp_path("early.kokoro");
+  p.save(path);
+  const StatsPredictor q = StatsPredictor::load(path);
+  EXPECT_TRUE(q.early());
+  EXPECT_EQ(q.predict_targets(row(F, 3)), p.predict_targets(row(F, 3)));
+
+  // A model whose decoder has both layers: the early predictor fits it; the generator's layers alone do not.
+  ModelWriter m(nlohmann::json{{"kind", "test-model"}});
+  std::vector<float> fc(2 * 5 * 4, 0.0f);
+  m.add("decoder.encode.norm1.fc.weight", {6, 4}, fc.data());
+  m.add("decoder.generator.b.adain2.1.fc.weight", {10, 4}, fc.data());
+  m.add("predictor.F0.0.norm1.fc.weight", {6, 4}, fc.data());  // not the decoder's: never a target
+  const std::string model_path = temp_path("decoder-model.kokoro");
+  m.write(model_path);
+  const auto model = ModelFile::open(model_path);
+  EXPECT_EQ(q.mismatch(*model), "");
+  EXPECT_EQ(StatsPredictor::decoder_layers(*model).size(), 2u);
+  EXPECT_EQ(StatsPredictor::generator_layers(*model).size(), 1u);
+  const std::string late = temp_path("late.kokoro");
+  fit_stats_predictor(F, Y, layers, o).save(late);
+  EXPECT_NE(StatsPredictor::load(late).mismatch(*model).find("not the generator layers"), std::string::npos);
+
+  // The features: asr [2 channels, 2 frames], F0 and energy curves of 4 values, a style of 2.
+  Tensor asr({2, 2});
+  const float a[4] = {1, 3, -2, -2};
+  std::copy(a, a + 4, asr.data());
+  const float f0[4] = {0, 100, 200, 0}, n[4] = {1, 2, 3, 6}, style[2] = {0.5f, -0.5f};
+  const std::vector<float> f = stats_predictor_early_features(asr, f0, n, style, 2);
+  ASSERT_EQ(static_cast<int64_t>(f.size()), stats_predictor_early_feature_dim(2, 2));
+  const float want[] = {2, -2, 1, 0,                                              // asr means, stds
+                        0.5f, static_cast<float>(0.5 * (std::log(100.0) + std::log(200.0))),
+                        static_cast<float>(0.5 * std::log(2.0)), 0.75f, static_cast<float>(std::sqrt(12500.0) / 100.0),
+                        3, static_cast<float>(std::sqrt(3.5)), 6, 0.25f,          // energy: mean, std, max, share above
+                        0.5f, -0.5f, static_cast<float>(std::log(4.0)), 5.0f};    // style, log(T), 10/sqrt(T)
+  ASSERT_EQ(f.size(), sizeof want / sizeof want[0]);
+  for (size_t i = 0; i < f.size(); ++i) EXPECT_NEAR(f[i], want[i], 1e-5) << "feature " << i;
+  EXPECT_THROW(stats_predictor_early_features(asr, f0, nullptr, style, 2), Error);
 }

@@ -64,6 +64,56 @@ std::vector<float> stats_predictor_features(const Tensor& x, const float* f0, co
   return f;
 }
 
+int64_t stats_predictor_early_feature_dim(int64_t channels, int64_t style_dim) { return 2 * channels + 5 + 4 + style_dim + 2; }
+
+std::vector<float> stats_predictor_early_features(const Tensor& asr, const float* f0, const float* n, const float* style,
+                                                  int64_t style_dim) {
+  if (asr.rank() != 2 || asr.dim(1) < 1) throw Error("statistics predictor: expected aligned features [C, F], got " + shape_to_string(asr.shape()));
+  if (!f0 || !n || !style) throw Error("statistics predictor: no F0 curve, energy curve or style vector");
+  const int64_t C = asr.dim(0), F = asr.dim(1), T = 2 * F;
+  std::vector<float> f(stats_predictor_early_feature_dim(C, style_dim));
+  for (int64_t c = 0; c < C; ++c) {
+    const float* r = asr.data() + c * F;
+    double s = 0, ss = 0;
+    for (int64_t t = 0; t < F; ++t) s += r[t], ss += double(r[t]) * r[t];
+    const double mean = s / F;
+    f[c] = static_cast<float>(mean);
+    f[C + c] = static_cast<float>(std::sqrt(std::max(0.0, ss / F - mean * mean)));
+  }
+  double voiced = 0, slog = 0, sslog = 0, sf = 0, ssf = 0, sn = 0, ssn = 0, nmax = -1e30;
+  for (int64_t t = 0; t < T; ++t) {
+    const double v = f0[t], e = n[t];
+    sf += v;
+    ssf += v * v;
+    sn += e;
+    ssn += e * e;
+    nmax = std::max(nmax, e);
+    if (v > 10.0) {
+      voiced += 1;
+      slog += std::log(v);
+      sslog += std::log(v) * std::log(v);
+    }
+  }
+  const double nmean = sn / T;
+  double above = 0;
+  for (int64_t t = 0; t < T; ++t) above += n[t] > nmean ? 1.0 : 0.0;
+  float* g = f.data() + 2 * C;
+  const double lmean = voiced > 0 ? slog / voiced : 0.0;
+  g[0] = static_cast<float>(voiced / T);
+  g[1] = static_cast<float>(lmean);
+  g[2] = static_cast<float>(voiced > 0 ? std::sqrt(std::max(0.0, sslog / voiced - lmean * lmean)) : 0.0);
+  g[3] = static_cast<float>(sf / T / 100.0);
+  g[4] = static_cast<float>(std::sqrt(ssf / T) / 100.0);
+  g[5] = static_cast<float>(nmean);
+  g[6] = static_cast<float>(std::sqrt(std::max(0.0, ssn / T - nmean * nmean)));
+  g[7] = static_cast<float>(nmax);
+  g[8] = static_cast<float>(above / T);
+  std::copy(style, style + style_dim, g + 9);
+  g[9 + style_dim] = static_cast<float>(std::log(static_cast<double>(T)));
+  g[10 + style_dim] = static_cast<float>(10.0 / std::sqrt(static_cast<double>(T)));
+  return f;
+}
+
 Eigen::VectorXf StatsPredictor::predict_targets(const std::vector<float>& features) const {
   if (static_cast<int64_t>(features.size()) != feature_dim())
     throw Error("statistics predictor " + path + ": " + std::to_string(features.size()) + " features given, it takes " +
@@ -109,9 +159,11 @@ Eigen::VectorXf stats_targets(const std::map<std::string, InstanceStats>& stats,
   return y;
 }
 
-std::vector<StatsLayerShape> StatsPredictor::generator_layers(const ModelFile& model) {
+namespace {
+
+std::vector<StatsLayerShape> adain_layers(const ModelFile& model, const std::string& prefix) {
   std::map<std::string, int64_t> found;
-  const std::string prefix = "decoder.generator.", suffix = ".fc.weight";
+  const std::string suffix = ".fc.weight";
   for (const TensorInfo& t : model.tensors())
     if (t.name.rfind(prefix, 0) == 0 && ends_with(t.name, suffix) && t.shape.size() == 2)
       found[t.name.substr(0, t.name.size() - suffix.size())] = t.shape[0] / 2;
@@ -120,11 +172,19 @@ std::vector<StatsLayerShape> StatsPredictor::generator_layers(const ModelFile& m
   return out;
 }
 
+}  // namespace
+
+std::vector<StatsLayerShape> StatsPredictor::generator_layers(const ModelFile& model) {
+  return adain_layers(model, "decoder.generator.");
+}
+
+std::vector<StatsLayerShape> StatsPredictor::decoder_layers(const ModelFile& model) { return adain_layers(model, "decoder."); }
+
 void StatsPredictor::save(const std::string& file, DType matrices) const {
   nlohmann::json layer_list = nlohmann::json::array();
   for (const StatsLayerShape& l : layers) layer_list.push_back({{"name", l.name}, {"channels", l.channels}});
   nlohmann::json cfg = {{"kind", kStatsPredictorKind},       {"version", kStatsPredictorVersion},
-                        {"feature_layout", kStatsFeatureLayout}, {"feature_dim", feature_dim()},
+                        {"feature_layout", feature_layout},    {"feature_dim", feature_dim()},
                         {"rank", rank()},                      {"layers", layer_list},
                         {"fit", info}};
   if (!fitted_for.empty()) cfg["model_identity"] = fitted_for;
@@ -159,10 +219,12 @@ StatsPredictor StatsPredictor::load(const std::string& file, const ModelFile* mo
   if (cfg.value("version", 0) != kStatsPredictorVersion)
     throw Error(what + "version " + std::to_string(cfg.value("version", 0)) + ", this engine reads " +
                 std::to_string(kStatsPredictorVersion));
-  if (cfg.value("feature_layout", "") != kStatsFeatureLayout)
-    throw Error(what + "made for another feature layout (\"" + cfg.value("feature_layout", "") + "\"); refit it");
+  const std::string layout = cfg.value("feature_layout", "");
+  if (layout != kStatsFeatureLayout && layout != kStatsEarlyFeatureLayout)
+    throw Error(what + "made for another feature layout (\"" + layout + "\"); refit it");
   StatsPredictor p;
   p.path = file;
+  p.feature_layout = layout;
   try {
     const int64_t D = cfg.at("feature_dim").get<int64_t>(), r = cfg.at("rank").get<int64_t>();
     if (D < 1 || r < 1) throw Error("bad feature_dim or rank");
@@ -204,11 +266,11 @@ StatsPredictor StatsPredictor::load(const std::string& file, const ModelFile* mo
 }
 
 std::string StatsPredictor::mismatch(const ModelFile& model) const {
-  const std::vector<StatsLayerShape> want = generator_layers(model);
+  const std::vector<StatsLayerShape> want = early() ? decoder_layers(model) : generator_layers(model);
   bool same = want.size() == layers.size();
   for (size_t i = 0; same && i < want.size(); ++i) same = want[i].name == layers[i].name && want[i].channels == layers[i].channels;
   if (!same)
-    return "its " + std::to_string(layers.size()) + " layers are not the generator layers of " + model.path() + " (" +
+    return "its " + std::to_string(layers.size()) + (early() ? " layers are not the decoder layers of " : " layers are not the generator layers of ") + model.path() + " (" +
            std::to_string(want.size()) + "); fit one for that model (scripts/fit-stats-predictor)";
   if (!fitted_for.empty()) {
     const std::string id = model_identity(model);

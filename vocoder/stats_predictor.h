@@ -39,10 +39,20 @@ inline constexpr const char* kStatsFeatureLayout =
     "v1: x.mean[C] x.std[C] lrelu0.1(x).mean[C] f0(voiced share, voiced log-f0 mean and std, mean/100, rms/100) "
     "style[S] log(T) 10/sqrt(T)";
 
+// The early layout (issue 28): features of the decoder's inputs, so that the whole decoder (its 10 AdaIN
+// layers as well as the generator's 48) can run in slices and nothing but the acoustic model stands before
+// the first slice. asr [C, F] the aligned text features, f0 and n [2F] the F0 and energy curves.
+inline constexpr const char* kStatsEarlyFeatureLayout =
+    "v2-early: asr.mean[C] asr.std[C] f0(voiced share, voiced log-f0 mean and std, mean/100, rms/100) "
+    "n(mean, std, max, share above its mean) style[S] log(2F) 10/sqrt(2F)";
+
 // The feature vector of one segment: x [C, T] = Decoder::features, f0 [T] the F0 curve (Hz, one value per x
 // column), style the decoder's style vector (style_dim floats).
 std::vector<float> stats_predictor_features(const Tensor& x, const float* f0, const float* style, int64_t style_dim);
 int64_t stats_predictor_feature_dim(int64_t channels, int64_t style_dim);
+std::vector<float> stats_predictor_early_features(const Tensor& asr, const float* f0, const float* n, const float* style,
+                                                  int64_t style_dim);
+int64_t stats_predictor_early_feature_dim(int64_t channels, int64_t style_dim);
 
 struct StatsLayerShape {
   std::string name;
@@ -61,6 +71,11 @@ class StatsPredictor {
   nlohmann::json info;                      // what it was fitted on (segments, voices, ...), saved in the config
   std::string fitted_for;                   // model_identity() of the model it was fitted for; "" if unknown
   std::string path;                         // the file it was loaded from (for messages)
+  std::string feature_layout = kStatsFeatureLayout;  // kStatsFeatureLayout or kStatsEarlyFeatureLayout
+
+  // Its features come from the decoder's inputs (stats_predictor_early_features) and it predicts every
+  // AdaIN layer of the decoder (decoder_layers), so the whole decoder can run in slices.
+  bool early() const { return feature_layout == kStatsEarlyFeatureLayout; }
 
   int64_t feature_dim() const { return feature_mean.size(); }
   int64_t rank() const { return latent.cols(); }
@@ -78,7 +93,8 @@ class StatsPredictor {
   // predictor does not fit it (mismatch()).
   static StatsPredictor load(const std::string& path, const ModelFile* model = nullptr);
   // Why this predictor cannot serve `model`, or "" when it can: its layers are not exactly the model's
-  // generator AdaIN layers (names and channel counts), or it records another model's identity.
+  // generator AdaIN layers (decoder_layers for an early one; names and channel counts), or it records another
+  // model's identity.
   std::string mismatch(const ModelFile& model) const;
   // A model's identity for predictors: a digest of its tensor index (every name and shape) and of the
   // generator AdaIN layers' style projections (every fc.bias, and the fc.weight of the first layer by
@@ -87,6 +103,9 @@ class StatsPredictor {
   static std::string model_identity(const ModelFile& model);
   // The model's generator AdaIN layers (tensors "decoder.generator.*.fc.weight"), sorted by name.
   static std::vector<StatsLayerShape> generator_layers(const ModelFile& model);
+  // Every AdaIN layer of the model's decoder (tensors "decoder.*.fc.weight": the decoder half's and the
+  // generator's), sorted by name: what an early predictor predicts.
+  static std::vector<StatsLayerShape> decoder_layers(const ModelFile& model);
 };
 
 struct StatsFitOptions {
@@ -96,8 +115,10 @@ struct StatsFitOptions {
 
 // Fits on N segments: features [N, D], targets [N, M] (layout of StatsPredictor::layers: per layer C means then
 // C log variances). Deterministic.
+// feature_layout: what the features are (recorded in the file).
 StatsPredictor fit_stats_predictor(const Eigen::MatrixXf& features, const Eigen::MatrixXf& targets,
-                                   std::vector<StatsLayerShape> layers, const StatsFitOptions& options);
+                                   std::vector<StatsLayerShape> layers, const StatsFitOptions& options,
+                                   const std::string& feature_layout = kStatsFeatureLayout);
 
 // The target vector of one segment from its captured statistics (InstanceStatsCapture), in the layout of layers.
 Eigen::VectorXf stats_targets(const std::map<std::string, InstanceStats>& stats, const std::vector<StatsLayerShape>& layers);

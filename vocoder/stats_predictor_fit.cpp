@@ -12,7 +12,8 @@
 namespace kokoro {
 
 StatsPredictor fit_stats_predictor(const Eigen::MatrixXf& features, const Eigen::MatrixXf& targets,
-                                   std::vector<StatsLayerShape> layers, const StatsFitOptions& o) {
+                                   std::vector<StatsLayerShape> layers, const StatsFitOptions& o,
+                                   const std::string& feature_layout) {
   const int64_t N = features.rows(), D = features.cols(), M = targets.cols();
   int64_t layer_targets = 0;
   for (const StatsLayerShape& l : layers) layer_targets += 2 * l.channels;
@@ -24,6 +25,7 @@ StatsPredictor fit_stats_predictor(const Eigen::MatrixXf& features, const Eigen:
 
   StatsPredictor p;
   p.layers = std::move(layers);
+  p.feature_layout = feature_layout;
   // Standardised features Z and targets Ys (constant columns: scale 1).
   p.feature_mean = features.colwise().mean().transpose();
   Eigen::MatrixXd Z = (features.rowwise() - p.feature_mean.transpose()).cast<double>();
