@@ -47,11 +47,13 @@ bool StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, co
   record_stage(utterance, EngineStage::decoder, t0, Clock::now());
   spdlog::debug("slice mode: decoder half and statistics {:.1f} ms ({} frames)", compute_s * 1e3, F);
   turn = ComputeScheduler::Turn();
+  // Slices of audio: the first push reaches the generator's look-ahead past the first slice, so that the first
+  // audio is the whole first slice (a push of the first slice alone would complete ~5 ms of a 4-frame one).
   int64_t slice = options_.first_chunk_frames, f0_sent = 0;
   for (int64_t f = 0; f < F;) {
     if (stale(generation) || quit_.load()) return false;
     if (options_.before_chunk) options_.before_chunk();
-    const int64_t m = std::min(slice, F - f);
+    const int64_t m = std::min(slice + (f == 0 ? StreamDecoder::kFeaturesLookaheadFrames : 0), F - f);
     if (!take_turn(turn, generation, deadline_ns(utterance, 0))) return false;
     t0 = Clock::now();
     copy_columns(x, 2 * f, 2 * m, cols);

@@ -35,11 +35,12 @@ int slice_frames(double seconds);
 struct StreamOptions {
   // slice mode: slice lengths in frames (25 ms): the first slice, then doubling up to the maximum (a short
   // first slice for latency, longer later ones for throughput: the kernels are faster on long inputs). The
-  // first slice must outlast the generator's 95 ms look-ahead plus the time to compute the second one, or the
-  // device runs dry right after the first audio (docs/streaming.md).
-  int first_chunk_frames = 12;
+  // first slice is that much audio: its push reaches the generator's 95 ms look-ahead further
+  // (StreamDecoder::kFeaturesLookaheadFrames). It must outlast the computing of the second one, or the device runs
+  // dry right after the first audio (docs/streaming.md).
+  int first_chunk_frames = 4;  // of audio: the first push reaches the generator's look-ahead further
   int max_chunk_frames = 48;
-  int source_lead_frames = 2;  // the F0 curve goes to the harmonic source this far ahead (see StreamDecoder)
+  int source_lead_frames = 2;  // the F0 curve goes to the harmonic source this far ahead (StreamDecoder::kFeaturesSourceLeadFrames)
   // slice mode: the model's statistics predictor (recommended_slice_options finds it). Every slice of a
   // segment is normalised with its predicted whole-segment statistics, so the audio does not depend on where
   // slices end (docs/streaming.md).

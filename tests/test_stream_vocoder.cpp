@@ -198,3 +198,39 @@ TEST(StreamDecoderErrors, MisuseIsAClearError) {
 }
 
 }  // namespace
+
+namespace {
+
+// StreamDecoder::kFeaturesLookaheadFrames, which the engine's first slice adds to its push so that the first
+// audio is the whole first slice: from a segment's start, m + that many frames of features (the F0 curve
+// kFeaturesSourceLeadFrames ahead) complete at least m frames of audio, and one frame fewer does not.
+TEST(StreamGeneratorOnly, FeaturesLookaheadIsWhatTheFirstSliceMustReachPast) {
+  const Fixture& fx = fixture();
+  ASSERT_TRUE(fx.decoder) << fx.error;
+  const Utterance& u = fx.utterances[1];  // short_20, 40 frames
+  Tensor x, cols, audio;
+  fx.decoder->features(u.feats.asr, u.feats.f0, u.feats.n, u.style.data(), x);
+  const int64_t F = u.feats.frames(), spf = fx.decoder->samples_per_frame();
+  auto first_push_samples = [&](int64_t frames) {
+    SuppliedStats policy(u.stats);
+    StreamDecoder sd(*fx.decoder);
+    TestNoise noise;
+    sd.begin(u.style.data(), noise, policy, F, StreamDecoder::Input::decoder_features);
+    copy_columns(x, 0, 2 * frames, cols);
+    const int64_t f0_to = std::min<int64_t>(2 * (frames + StreamDecoder::kFeaturesSourceLeadFrames), 2 * F);
+    sd.push_features(cols, u.feats.f0.data(), f0_to, false, audio);
+    return audio.numel();
+  };
+  const int64_t k = StreamDecoder::kFeaturesLookaheadFrames;
+  for (const int64_t m : {1, 4, 12}) {
+    ASSERT_LT(m + k, F);
+    const int64_t got = first_push_samples(m + k), fewer = first_push_samples(m + k - 1);
+    std::printf("  first push of %lld + %lld frames: %lld samples (%lld + %lld frames: %lld)\n", static_cast<long long>(m),
+                static_cast<long long>(k), static_cast<long long>(got), static_cast<long long>(m),
+                static_cast<long long>(k - 1), static_cast<long long>(fewer));
+    EXPECT_GE(got, m * spf);
+    EXPECT_LT(fewer, m * spf) << "the look-ahead constant is larger than it needs to be";
+  }
+}
+
+}  // namespace

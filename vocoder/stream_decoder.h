@@ -39,6 +39,12 @@ class StreamDecoder {
   // The next m asr frames (m may be 0 with last) with their 2m F0 and energy values; writes the newly final
   // samples to `audio` (resized). last: the segment ends here; flushes everything.
   void push(const Tensor& asr, const float* f0, const float* n, bool last, Tensor& audio);
+  // How many frames past the audio it is to complete a push of decoder features must reach, with the F0 curve
+  // kFeaturesSourceLeadFrames ahead: the generator's look-ahead (2285 samples, docs/streaming.md), rounded up
+  // to whole frames. Pushing m + this many frames from a segment's start completes at least m frames of audio.
+  static constexpr int64_t kFeaturesLookaheadFrames = 4;
+  static constexpr int64_t kFeaturesSourceLeadFrames = 2;
+
   // Input::decoder_features: the next 2m columns of Decoder::features, and the next n_f0 values of the F0
   // curve (one per column). The F0 curve may run ahead of the columns: the harmonic source path (SineGen,
   // STFT, noise convs, noise_res) then works ahead and leaves the critical path, which cuts the generator's
