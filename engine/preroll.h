@@ -1,5 +1,7 @@
-// Exact mode's pre-roll rule (issue 16): when to start playing an utterance whose segments are vocoded
-// whole, one after the other, so that the device never runs dry between them.
+// The pre-roll rule (issue 16): when to start playing an utterance whose segments are vocoded whole, one
+// after the other, so that the device never runs dry between them. Slice mode applies the same formula to its
+// slices (issue 28: each slice is a "segment" whose audio is queued as soon as it is computed; see
+// slice_margin_seconds below and StreamEngine::preroll_decide_slices).
 //
 // Exact mode vocodes each segment whole, so a short first segment (--first-words) can play out long before
 // the next, long segment is vocoded. The rule holds the start of an utterance's playback until the audio
@@ -30,7 +32,7 @@
 namespace kokoro {
 
 struct PrerollOptions {
-  bool enabled = true;          // exact mode on a real-time sink only (slice mode has its planner)
+  bool enabled = true;          // on a real-time sink only (both modes; slice mode by its own rule, below)
   double nominal_rtf = 0.3;     // vocoder seconds per audio second until a segment has been measured
   double nominal_acoustic_rtf = 0.06;  // acoustic model seconds per audio second, likewise
   double margin_seconds = 0.25; // added to the required pre-roll
@@ -42,6 +44,13 @@ struct PrerollOptions {
   bool follow_progress = true;
   double segment_overhead_seconds = 0.05;  // a segment's vocoding time beyond per_second * its audio
   double progress_trust_fraction = 0.25;   // the fraction of a segment's work after which its own pace counts alone
+  // Slice mode: the same rule over the slices still to come (each one's audio is queued as soon as it is
+  // computed) and the segments after them, re-decided after every slice with the pace measured on this
+  // segment's slices (before any: the last segment's). Its estimate is refreshed every slice, so its margins
+  // are small: on a machine whose slices keep up (pace below 0.5 with slices that double) the first slice
+  // plays at once, and on a slower one playback waits until the rest can follow without a gap.
+  double slice_margin_seconds = 0.02;
+  double slice_margin_share = 0.1;
 };
 
 // A segment of `audio` seconds takes overhead_seconds + per_second * audio to vocode.

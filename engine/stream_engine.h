@@ -328,7 +328,7 @@ class StreamEngine {
   std::atomic<double> acoustic_rtf_{0};  // its speed (seconds per audio second), read by the pre-roll
   double frames_per_phoneme() const;
 
-  // Exact mode's pre-roll (engine/preroll.h). Vocoder worker: the utterance being held and the vocoder's
+  // The pre-roll (engine/preroll.h; exact mode's rule, and slice mode's over its slices). Vocoder worker: the utterance being held and the vocoder's
   // speed estimate (seconds per audio second). Output thread: reads hold_from_ and release_at_ns_ only.
   static constexpr uint64_t kNoHold = ~uint64_t{0};
   struct Preroll {
@@ -337,6 +337,7 @@ class StreamEngine {
     uint64_t utterance = 0, start = 0;  // start: its first ring position
   } preroll_;
   double preroll_rtf_ = 0;  // following progress: per audio second beyond the segment overhead
+  double slice_pace_ = 0;   // slice mode: generator seconds per audio second of the last segment's slices (0: none yet)
   std::atomic<uint64_t> hold_from_{kNoHold};
   std::atomic<int64_t> release_at_ns_{INT64_MAX};  // preroll_now_ns()'s clock
   std::atomic<uint64_t> preroll_holds_{0};
@@ -355,6 +356,13 @@ class StreamEngine {
   void preroll_decide(const std::vector<double>& to_vocode_seconds, bool starting,
                       const VocodeProgress* progress = nullptr);
   void preroll_release();
+  // Holds or releases the current utterance given the audio that must be queued before playback (`need`,
+  // seconds); `may_time`: vocoding goes on now, so the hold may end at a time (now + what is missing).
+  void preroll_apply(double need, bool may_time, const char* why);
+  // Slice mode: the rule over the slices of this segment still to come (from frame `done` of `frames`, the next
+  // slice `next_slice` frames long) and the segments after it, at `pace` generator seconds per audio second,
+  // each later segment also taking `start_pace` (its decoder half) and the acoustic model's pace per second.
+  void preroll_decide_slices(int64_t done, int64_t frames, int64_t next_slice, double pace, double start_pace, bool may_time);
   // Synthesizer::vocode's progress on the first of to_vocode_seconds, whose vocoding started at started_ns:
   // re-decides the hold from the pace so far (`last`: the previous point, updated).
   void preroll_progress(const std::vector<double>& to_vocode_seconds, int64_t started_ns, double fraction,

@@ -1,5 +1,6 @@
 // Exact mode in the streaming engine's vocoder worker (engine/stream_engine.h): each segment vocoded whole
-// (Synthesizer::vocode), and the pre-roll: when an utterance's playback may start, by the rule of engine/preroll.h. The vocoder worker decides at two points
+// (Synthesizer::vocode), and the pre-roll: when an utterance's playback may start, by the rule of engine/preroll.h
+// (slice mode applies the same rule over its slices: preroll_decide_slices, from stream_engine_slices.cpp). The vocoder worker decides at two points
 // per segment: when the segment's vocoding starts (then playback may start at a time: now + what the rule
 // asks beyond the audio already held; for the utterance's first segment only if what is queued before it
 // already covers the rule) and when its audio is queued (then at once, or not before the next
@@ -68,7 +69,7 @@ double StreamEngine::frames_per_phoneme() const {
 
 void StreamEngine::preroll_begin(uint64_t utterance) {
   // Every utterance replaces the previous hold (also one a barge-in left behind) before its marker is pushed.
-  const bool on = mode_ == SynthesisMode::exact && options_.preroll.enabled && sink_.plays_in_real_time();
+  const bool on = options_.preroll.enabled && sink_.plays_in_real_time();
   release_at_ns_.store(INT64_MAX);
   hold_from_.store(on ? audio_.write_position() : kNoHold);
   preroll_ = Preroll{on, false, utterance, audio_.write_position()};
@@ -114,20 +115,25 @@ void StreamEngine::preroll_decide(const std::vector<double>& to_vocode_seconds, 
     rtf = preroll_rtf_ + acoustic_rtf_.load();
     need = preroll_needed_seconds(to_vocode_seconds, rtf, o);
   }
+  spdlog::debug("pre-roll: {} segment(s) to vocode at {:.3f} s per second{}{}", to_vocode_seconds.size(), rtf,
+                starting ? " (vocoding starts)" : "",
+                progress ? fmt::format(" ({:.0f} % vocoded in {:.3f} s)", 100 * progress->fraction, progress->elapsed_seconds) : "");
+  // Nothing held yet (the first segment starts): decide when its audio is queued, with its measured speed.
+  // A segment queued: not before the next one's vocoding starts (the wait for its acoustic model is no
+  // vocoding progress).
+  preroll_apply(need, starting || progress, "exact");
+}
+
+void StreamEngine::preroll_apply(double need, bool may_time, const char* why) {
   const double held = static_cast<double>(audio_.write_position() - preroll_.start) / kSampleRate;
   // Audio ahead of the device's play position: the held audio, and what is left of the utterance before.
   const double queued = queued_audio_seconds();
-  spdlog::debug("pre-roll: {} segment(s) to vocode at {:.3f} s per second need {:.2f} s, {:.2f} s held, {:.2f} s queued{}{}",
-                to_vocode_seconds.size(), rtf, need, held, queued, starting ? " (vocoding starts)" : "",
-                progress ? fmt::format(" ({:.0f} % vocoded in {:.3f} s)", 100 * progress->fraction, progress->elapsed_seconds) : "");
+  spdlog::debug("pre-roll ({}): need {:.2f} s, {:.2f} s held, {:.2f} s queued", why, need, held, queued);
   if (queued >= need) {
     preroll_release();
     return;
   }
-  // Nothing held yet (the first segment starts): decide when its audio is queued, with its measured speed.
-  // A segment queued: not before the next one's vocoding starts (the wait for its acoustic model is no
-  // vocoding progress).
-  const bool timed = (starting || progress) && held > 0;
+  const bool timed = may_time && held > 0;
   release_at_ns_.store(timed ? preroll_now_ns() + static_cast<int64_t>((need - held) * 1e9) : INT64_MAX);
   if (held > 0 && !preroll_.counted) {  // audio is ready and waits
     preroll_.counted = true;
@@ -138,6 +144,40 @@ void StreamEngine::preroll_decide(const std::vector<double>& to_vocode_seconds, 
       it->second.held_since = std::chrono::steady_clock::now();
     }
   }
+}
+
+void StreamEngine::preroll_decide_slices(int64_t done, int64_t frames, int64_t next_slice, double pace, double start_pace,
+                                         bool may_time) {
+  if (!preroll_.active) return;
+  if (hold_from_.load() != preroll_.start) {  // the output thread has started it (its release time came)
+    preroll_.active = false;
+    return;
+  }
+  constexpr double kSecondsPerFrame = static_cast<double>(kSamplesPerFrame) / kSampleRate;
+  const PrerollOptions& o = options_.preroll;
+  std::vector<double> audio, vocode;
+  // Slices from frame `from` of a segment of `total` frames, the first `first` frames long; `fixed`: what the
+  // segment costs before its first slice.
+  auto add_slices = [&](int64_t from, int64_t total, int64_t first, double fixed) {
+    for (int64_t f = from, m = first; f < total; f += m, m = std::min<int64_t>(2 * m, options_.max_chunk_frames)) {
+      m = std::min(m, total - f);
+      audio.push_back(static_cast<double>(m) * kSecondsPerFrame);
+      vocode.push_back(fixed + pace * audio.back());
+      fixed = 0;
+    }
+  };
+  add_slices(done, frames, next_slice, 0.0);
+  // The segments after this one, each with its acoustic model and decoder half before its first slice (their
+  // frames are estimates until their acoustic model has run).
+  for (const double f : seg_.following_frames) {
+    const int64_t n = std::max<int64_t>(1, static_cast<int64_t>(std::lround(f)));
+    add_slices(0, n, options_.first_chunk_frames,
+               o.segment_overhead_seconds + (acoustic_rtf_.load() + start_pace) * static_cast<double>(n) * kSecondsPerFrame);
+  }
+  PrerollOptions slice_rule = o;
+  slice_rule.margin_seconds = o.slice_margin_seconds;
+  slice_rule.margin_share = o.slice_margin_share;
+  preroll_apply(preroll_needed_seconds(audio, vocode, slice_rule), may_time, "slices");
 }
 
 void StreamEngine::preroll_progress(const std::vector<double>& to_vocode_seconds, int64_t started_ns, double fraction,

@@ -50,10 +50,20 @@ bool StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, co
   // Slices of audio: the first push reaches the generator's look-ahead past the first slice, so that the first
   // audio is the whole first slice (a push of the first slice alone would complete ~5 ms of a 4-frame one).
   int64_t slice = options_.first_chunk_frames, f0_sent = 0;
+  // The pre-roll's pace (generator seconds per audio second, on its clock): that of this segment's longest
+  // slice after the first push (short slices cost more per second: a pace from them would hold a long
+  // paragraph for seconds), before it the last segment's, before any the first push per frame pushed (which
+  // also computes the look-ahead).
+  double pace_seconds = 0, pace_audio = 0, first_pace = 0;
+  const double segment_seconds = static_cast<double>(F * kSamplesPerFrame) / kSampleRate;
+  auto pace = [&] { return pace_audio > 0 ? pace_seconds / pace_audio : slice_pace_ > 0 ? slice_pace_ : first_pace; };
+  const double start_pace = compute_s / segment_seconds;  // the decoder half and the prediction
+  if (slice_pace_ > 0) preroll_decide_slices(0, F, slice, slice_pace_, start_pace, false);
   for (int64_t f = 0; f < F;) {
     if (stale(generation) || quit_.load()) return false;
     if (options_.before_chunk) options_.before_chunk();
     const int64_t m = std::min(slice + (f == 0 ? StreamDecoder::kFeaturesLookaheadFrames : 0), F - f);
+    const int64_t slice_t0_ns = preroll_now_ns();  // the wait for a compute turn counts: it delays the audio too
     if (!take_turn(turn, generation, deadline_ns(utterance, 0))) return false;
     t0 = Clock::now();
     copy_columns(x, 2 * f, 2 * m, cols);
@@ -62,6 +72,16 @@ bool StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, co
     f0_sent = f0_to;
     record_stage(utterance, EngineStage::generator, t0, Clock::now());
     turn = ComputeScheduler::Turn();
+    if (options_.on_vocode_progress) options_.on_vocode_progress(segment_seconds, static_cast<double>(f + m) / F);
+    const double slice_s = static_cast<double>(preroll_now_ns() - slice_t0_ns) * 1e-9;
+    const double slice_audio_s = static_cast<double>(audio.numel()) / kSampleRate;
+    if (f > 0) {
+      if (slice_audio_s >= pace_audio) pace_seconds = slice_s, pace_audio = slice_audio_s;
+    } else {
+      // Per second pushed, not emitted: the look-ahead computed ahead is most of the difference, and
+      // per emitted second it would be ~2.4 times the steady pace (docs/streaming.md).
+      first_pace = slice_s / (static_cast<double>(m * kSamplesPerFrame) / kSampleRate);
+    }
     const double took = ms_since(t0) / 1e3;
     compute_s += took;
     report_work(took, static_cast<double>(m * kSamplesPerFrame) / kSampleRate);
@@ -76,7 +96,15 @@ bool StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, co
       if (release) synth_->model().release_resident_pages();
     }
     if (!push_audio(audio.data(), audio.numel(), generation)) return false;
+    if (f < F) {
+      preroll_decide_slices(f, F, slice, pace(), start_pace, true);
+    } else if (seg_.last) {
+      if (preroll_.active) preroll_release();
+    } else {
+      preroll_decide_slices(F, F, slice, pace(), start_pace, false);  // the next segment's vocoding has not started
+    }
   }
+  if (pace_audio > 0) slice_pace_ = slice_pace_ > 0 ? updated_preroll_rtf(slice_pace_, pace_seconds / pace_audio) : pace_seconds / pace_audio;
   add_synth_seconds(utterance, compute_s);
   return true;
 }

@@ -270,6 +270,7 @@ TEST(StreamEngine, SliceModeBargeInWhileStuckBetweenSlices) {
   ManualDeviceSink sink(5.0);  // holds the whole first slice
   Gate gate;
   StreamOptions so = slice_options(e);
+  so.preroll.enabled = false;  // the subject is barge-in: a stuck vocoder's first slice must play, not be held
   std::atomic<int> slices{0};
   so.before_chunk = [&] {
     if (++slices == 2) gate.pass();  // the vocoder gets stuck before its second slice
@@ -381,6 +382,7 @@ TEST(StreamEngine, BargeInSilencesTheDeviceWhileTheVocoderIsStillComputing) {
   StreamOptions so = slice_options(e);
   so.first_chunk_frames = 4;
   so.max_chunk_frames = 4;
+  so.preroll.enabled = false;  // the subject is barge-in: the queued chunks must play, not wait for a stuck vocoder
   int chunks = 0;
   so.before_chunk = [&] {
     if (++chunks == 4) gate.pass();  // the vocoder gets stuck in its 4th chunk
@@ -415,6 +417,7 @@ TEST(StreamEngine, UnderrunPlaysSilenceCountsAndLosesNothing) {
   StreamOptions so = slice_options(e);
   so.first_chunk_frames = 4;
   so.max_chunk_frames = 4;
+  so.preroll.enabled = false;  // the subject is an underrun, which slice mode's pre-roll exists to prevent
   std::atomic<int> chunks{0};
   so.before_chunk = [&] {
     if (++chunks == 3) gate.pass();  // the vocoder falls behind after two chunks

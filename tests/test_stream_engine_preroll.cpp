@@ -423,4 +423,71 @@ TEST(StreamEngine, ExactModeAfterACutWholeSentencesThatGrowStartSoonerThanOneLon
   EXPECT_LT(grown.start_s, grown.vocoded_s) << "playback starts while the last sentence is vocoded";
 }
 
+// Slice mode's pre-roll (PrerollOptions::slice_margin_*, StreamEngine::preroll_decide_slices), in the same
+// virtual time: each slice reports its progress as exact mode's vocoding does. At a pace whose doubling slices
+// keep up (0.2 s per second of audio; the virtual clock moves in 43 ms periods, so the first push's measured
+// pace rounds up: 0.3 would read 0.43 and hold the first utterance of an engine for ~10 ms) the first slice
+// plays at once; at one that does not (0.9 s), the first audio waits until the rest can follow, and the device
+// never runs dry, where without the rule it does. The audio is the same in all three.
+VirtualRun run_virtual_slices(const Engine& e, double pace, bool rule, const char* text, uint64_t samples) {
+  ManualDeviceSink sink(5.0);
+  VirtualVocoderTime vt(sink, [pace](int, double) { return pace; });
+  StreamOptions so = vt.options(true);
+  so.predictor = recommended_slice_options(e.synth->model()).predictor;
+  so.preroll.enabled = rule;
+  FrontendOptions fo = e.frontend->options();
+  fo.first_segment_max_words = 0;
+  StreamEngine eng(e.synth, std::make_shared<const Frontend>(fo), e.voice, sink, EngineVoice{1.0f, false, 7, false},
+                   SynthesisMode::slice, so);
+  vt.attach(eng);
+  eng.say(text);
+  // Until every sample is vocoded (the vocoder thread moves the clock and plays the device meanwhile).
+  while (!eng.wait_idle(0) && eng.stats().samples_vocoded < samples) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  VirtualRun r;
+  r.vocoded_s = vt.seconds_now();
+  vt.play_rest();
+  r.start_s = vt.start_seconds();
+  r.underruns = sink.stats().underruns;
+  r.holds = eng.stats().preroll_holds;
+  r.played = std::move(vt.played);
+  return r;
+}
+
+TEST(StreamEngine, SliceModePrerollWaitsOnlyWhenTheSlicesCannotKeepUp) {
+  const Engine& e = engine();
+  ASSERT_TRUE(e.synth) << e.error;
+  ASSERT_NE(recommended_slice_options(e.synth->model()).predictor, nullptr) << "no statistics predictor for the model";
+  Watchdog dog(400);
+  const char* text = "The lamp flickered twice, and the old clock on the wall struck nine. Then the whole house went dark.";
+  // Slice mode's segments (the first sentence alone) are exact mode's for the sentences on two lines.
+  FrontendOptions fo = e.frontend->options();
+  fo.first_segment_max_words = 0;
+  const Frontend whole(fo);
+  size_t segments = 0;
+  const uint64_t samples =
+      offline_audio(e, "The lamp flickered twice, and the old clock on the wall struck nine.\nThen the whole house went dark.", 7,
+                    &segments, &whole).size();
+  ASSERT_EQ(segments, 2u);
+  const VirtualRun fast = run_virtual_slices(e, 0.2, true, text, samples);
+  const VirtualRun slow = run_virtual_slices(e, 0.9, true, text, samples);
+  const VirtualRun slow_no_rule = run_virtual_slices(e, 0.9, false, text, samples);
+  std::printf("first sound at %.3f s (pace 0.2), %.3f s (0.9), %.3f s (0.9, no rule); underruns %llu, %llu, %llu\n",
+              fast.start_s, slow.start_s, slow_no_rule.start_s, static_cast<unsigned long long>(fast.underruns),
+              static_cast<unsigned long long>(slow.underruns), static_cast<unsigned long long>(slow_no_rule.underruns));
+  EXPECT_EQ(fast.holds, 0u) << "slices that keep up play at once";
+  EXPECT_EQ(fast.underruns, 0u);
+  EXPECT_EQ(slow.holds, 1u);
+  EXPECT_EQ(slow.underruns, 0u) << "held until the rest can follow";
+  EXPECT_GT(slow_no_rule.underruns, 0u) << "without the rule this pace runs dry (else the test shows nothing)";
+  EXPECT_GT(slow.start_s, slow_no_rule.start_s);
+  EXPECT_LT(fast.start_s, 0.1) << "the first slice (0.1 s of audio, 0.2 s pushed) takes 0.04 s at this pace";
+  auto sound = [](const std::vector<float>& v) {
+    return std::vector<float>(std::find_if(v.begin(), v.end(), [](float x) { return x != 0.0f; }), v.end());
+  };
+  const std::vector<float> a = sound(fast.played), b = sound(slow.played);
+  ASSERT_GT(a.size(), 24000u);
+  ASSERT_GE(b.size(), a.size() - 2048);
+  EXPECT_TRUE(std::equal(a.begin(), a.begin() + (a.size() - 2048), b.begin())) << "the pre-roll changes timing only";
+}
+
 }  // namespace
