@@ -138,6 +138,15 @@ std::map<std::string, InstanceStats> predicted_stats(const StatsPredictor& predi
   return s;
 }
 
+// The exact statistics of every AdaIN layer for a case (the offline run, captured).
+std::map<std::string, InstanceStats> exact_stats(const Decoder& dec, const Case& c) {
+  SeededNoise noise(0);
+  Tensor audio;
+  InstanceStatsCapture capture;
+  dec.forward(c.feats.asr, c.feats.f0, c.feats.n, c.style.data(), noise, audio);
+  return capture.take();
+}
+
 Policy make_policy(const std::string& spec, std::shared_ptr<const NormPriors> priors,
                    const std::function<std::shared_ptr<const StatsPredictor>()>& predictor, const Decoder& dec) {
   Policy p;
@@ -147,22 +156,14 @@ Policy make_policy(const std::string& spec, std::shared_ptr<const NormPriors> pr
   const double w = colon == std::string::npos || kind == "swap" || kind == "predictexact" ? 0 : std::stod(spec.substr(colon + 1));
   if (kind == "oracle") {
     p.make = [&dec](const Case& c) -> std::unique_ptr<NormPolicy> {
-      SeededNoise noise(0);
-      Tensor audio;
-      InstanceStatsCapture capture;
-      dec.forward(c.feats.asr, c.feats.f0, c.feats.n, c.style.data(), noise, audio);
-      return std::make_unique<SuppliedStats>(capture.take());
+      return std::make_unique<SuppliedStats>(exact_stats(dec, c));
     };
   } else if (kind == "swap") {
     // Diagnosis: the exact statistics everywhere except the layers whose name starts with the given prefix,
     // which get the priors. Shows which layers the statistics matter for.
     const std::string prefix = spec.substr(colon + 1);
     p.make = [&dec, priors, prefix](const Case& c) -> std::unique_ptr<NormPolicy> {
-      SeededNoise noise(0);
-      Tensor audio;
-      InstanceStatsCapture capture;
-      dec.forward(c.feats.asr, c.feats.f0, c.feats.n, c.style.data(), noise, audio);
-      std::map<std::string, InstanceStats> s = capture.take();
+      std::map<std::string, InstanceStats> s = exact_stats(dec, c);
       for (auto& [name, st] : s)
         if (name.rfind(prefix, 0) == 0) st = to_instance_stats(priors->layers.at(name));
       return std::make_unique<SuppliedStats>(std::move(s));
@@ -172,11 +173,7 @@ Policy make_policy(const std::string& spec, std::shared_ptr<const NormPriors> pr
     // mean moved by w standard deviations ("shift:w"): how sensitive the audio is to statistics errors.
     const bool scale = kind == "scale";
     p.make = [&dec, w, scale](const Case& c) -> std::unique_ptr<NormPolicy> {
-      SeededNoise noise(0);
-      Tensor audio;
-      InstanceStatsCapture capture;
-      dec.forward(c.feats.asr, c.feats.f0, c.feats.n, c.style.data(), noise, audio);
-      std::map<std::string, InstanceStats> s = capture.take();
+      std::map<std::string, InstanceStats> s = exact_stats(dec, c);
       for (auto& [name, st] : s)
         if (name.rfind("decoder.generator.", 0) == 0)
           for (size_t ch = 0; ch < st.mean.size(); ++ch) {
@@ -198,11 +195,7 @@ Policy make_policy(const std::string& spec, std::shared_ptr<const NormPriors> pr
     p.hybrid = !pr->early();
     const std::string prefix = spec.substr(colon + 1);
     p.make = [&dec, pr, prefix](const Case& c) -> std::unique_ptr<NormPolicy> {
-      SeededNoise noise(0);
-      Tensor audio;
-      InstanceStatsCapture capture;
-      dec.forward(c.feats.asr, c.feats.f0, c.feats.n, c.style.data(), noise, audio);
-      std::map<std::string, InstanceStats> s = predicted_stats(*pr, dec, c), exact = capture.take();
+      std::map<std::string, InstanceStats> s = predicted_stats(*pr, dec, c), exact = exact_stats(dec, c);
       for (auto& [name, st] : s)
         for (size_t at = 0; at <= prefix.size();) {  // prefixes joined by '+'
           const size_t end = std::min(prefix.find('+', at), prefix.size());

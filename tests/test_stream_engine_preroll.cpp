@@ -310,6 +310,18 @@ struct VirtualRun {
   std::vector<float> played;
 };
 
+// Once everything is vocoded: plays the rest and collects the run's figures.
+VirtualRun finish_virtual_run(StreamEngine& eng, ManualDeviceSink& sink, VirtualVocoderTime& vt) {
+  VirtualRun r;
+  r.vocoded_s = vt.seconds_now();
+  vt.play_rest();
+  r.start_s = vt.start_seconds();
+  r.underruns = sink.stats().underruns;
+  r.holds = eng.stats().preroll_holds;
+  r.played = std::move(vt.played);
+  return r;
+}
+
 // kText (two segments) through the engine's frontend, or `text` in `segments` segments through `frontend`.
 VirtualRun run_virtual(const Engine& e, bool follow_progress, const VirtualVocoderTime::Pace& pace,
                        std::shared_ptr<const Frontend> frontend = nullptr, const char* text = kText,
@@ -321,14 +333,7 @@ VirtualRun run_virtual(const Engine& e, bool follow_progress, const VirtualVocod
   vt.attach(eng);
   eng.say(text);
   while (!eng.wait_idle(0) && eng.stats().chunks < segments) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  VirtualRun r;
-  r.vocoded_s = vt.seconds_now();
-  vt.play_rest();
-  r.start_s = vt.start_seconds();
-  r.underruns = sink.stats().underruns;
-  r.holds = eng.stats().preroll_holds;
-  r.played = std::move(vt.played);
-  return r;
+  return finish_virtual_run(eng, sink, vt);
 }
 
 // A short first segment at a slow pace (its fixed costs), the second at a fast one: the first rule takes the
@@ -443,14 +448,7 @@ VirtualRun run_virtual_slices(const Engine& e, double pace, bool rule, const cha
   eng.say(text);
   // Until every sample is vocoded (the vocoder thread moves the clock and plays the device meanwhile).
   while (!eng.wait_idle(0) && eng.stats().samples_vocoded < samples) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  VirtualRun r;
-  r.vocoded_s = vt.seconds_now();
-  vt.play_rest();
-  r.start_s = vt.start_seconds();
-  r.underruns = sink.stats().underruns;
-  r.holds = eng.stats().preroll_holds;
-  r.played = std::move(vt.played);
-  return r;
+  return finish_virtual_run(eng, sink, vt);
 }
 
 TEST(StreamEngine, SliceModePrerollWaitsOnlyWhenTheSlicesCannotKeepUp) {

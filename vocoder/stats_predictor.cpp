@@ -17,6 +17,27 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// The F0 curve's five features (both layouts): voiced share, voiced log-f0 mean and std, mean/100, rms/100.
+void f0_features(const float* f0, int64_t T, float* g) {
+  double voiced = 0, slog = 0, sslog = 0, sf = 0, ssf = 0;
+  for (int64_t t = 0; t < T; ++t) {
+    const double v = f0[t];
+    sf += v;
+    ssf += v * v;
+    if (v > 10.0) {
+      voiced += 1;
+      slog += std::log(v);
+      sslog += std::log(v) * std::log(v);
+    }
+  }
+  const double lmean = voiced > 0 ? slog / voiced : 0.0;
+  g[0] = static_cast<float>(voiced / T);
+  g[1] = static_cast<float>(lmean);
+  g[2] = static_cast<float>(voiced > 0 ? std::sqrt(std::max(0.0, sslog / voiced - lmean * lmean)) : 0.0);
+  g[3] = static_cast<float>(sf / T / 100.0);
+  g[4] = static_cast<float>(std::sqrt(ssf / T) / 100.0);
+}
+
 }  // namespace
 
 int64_t stats_predictor_feature_dim(int64_t channels, int64_t style_dim) { return 3 * channels + 5 + style_dim + 2; }
@@ -40,24 +61,8 @@ std::vector<float> stats_predictor_features(const Tensor& x, const float* f0, co
     f[C + c] = static_cast<float>(std::sqrt(std::max(0.0, ss / T - mean * mean)));
     f[2 * C + c] = static_cast<float>(sl / T);
   }
-  double voiced = 0, slog = 0, sslog = 0, sf = 0, ssf = 0;
-  for (int64_t t = 0; t < T; ++t) {
-    const double v = f0[t];
-    sf += v;
-    ssf += v * v;
-    if (v > 10.0) {
-      voiced += 1;
-      slog += std::log(v);
-      sslog += std::log(v) * std::log(v);
-    }
-  }
   float* g = f.data() + 3 * C;
-  const double lmean = voiced > 0 ? slog / voiced : 0.0;
-  g[0] = static_cast<float>(voiced / T);
-  g[1] = static_cast<float>(lmean);
-  g[2] = static_cast<float>(voiced > 0 ? std::sqrt(std::max(0.0, sslog / voiced - lmean * lmean)) : 0.0);
-  g[3] = static_cast<float>(sf / T / 100.0);
-  g[4] = static_cast<float>(std::sqrt(ssf / T) / 100.0);
+  f0_features(f0, T, g);
   std::copy(style, style + style_dim, g + 5);
   g[5 + style_dim] = static_cast<float>(std::log(static_cast<double>(T)));
   g[6 + style_dim] = static_cast<float>(10.0 / std::sqrt(static_cast<double>(T)));
@@ -80,30 +85,18 @@ std::vector<float> stats_predictor_early_features(const Tensor& asr, const float
     f[c] = static_cast<float>(mean);
     f[C + c] = static_cast<float>(std::sqrt(std::max(0.0, ss / F - mean * mean)));
   }
-  double voiced = 0, slog = 0, sslog = 0, sf = 0, ssf = 0, sn = 0, ssn = 0, nmax = -1e30;
+  double sn = 0, ssn = 0, nmax = -1e30;
   for (int64_t t = 0; t < T; ++t) {
-    const double v = f0[t], e = n[t];
-    sf += v;
-    ssf += v * v;
+    const double e = n[t];
     sn += e;
     ssn += e * e;
     nmax = std::max(nmax, e);
-    if (v > 10.0) {
-      voiced += 1;
-      slog += std::log(v);
-      sslog += std::log(v) * std::log(v);
-    }
   }
   const double nmean = sn / T;
   double above = 0;
   for (int64_t t = 0; t < T; ++t) above += n[t] > nmean ? 1.0 : 0.0;
   float* g = f.data() + 2 * C;
-  const double lmean = voiced > 0 ? slog / voiced : 0.0;
-  g[0] = static_cast<float>(voiced / T);
-  g[1] = static_cast<float>(lmean);
-  g[2] = static_cast<float>(voiced > 0 ? std::sqrt(std::max(0.0, sslog / voiced - lmean * lmean)) : 0.0);
-  g[3] = static_cast<float>(sf / T / 100.0);
-  g[4] = static_cast<float>(std::sqrt(ssf / T) / 100.0);
+  f0_features(f0, T, g);
   g[5] = static_cast<float>(nmean);
   g[6] = static_cast<float>(std::sqrt(std::max(0.0, ssn / T - nmean * nmean)));
   g[7] = static_cast<float>(nmax);
