@@ -100,7 +100,7 @@ StreamOptions recommended_slice_options(const ModelFile& model, std::string* not
     const std::string why = p->early() ? kEarlyPredictorRefused : p->mismatch(model);
     if (!why.empty()) {
       warn_once("statistics predictor " + path + " not used: " + why);
-      skipped += (skipped.empty() ? "" : "; ") + path + " is for another model";
+      skipped += (skipped.empty() ? "" : "; ") + path + (p->early() ? " is an early predictor" : " is for another model");
       continue;
     }
     if (note) *note = "slice statistics: predictor " + path;

@@ -344,6 +344,7 @@ TEST(StatsPredictor, SliceSettingsFindThePredictorBesideTheModel) {
   early.save(stats_predictor_path(model_path));
   ::unsetenv("KOKORO_SLICE_PREDICTOR");
   EXPECT_EQ(recommended_slice_options(*model, &note).predictor, nullptr) << note;
+  EXPECT_NE(note.find("is an early predictor"), std::string::npos) << note;
   ::setenv("KOKORO_SLICE_PREDICTOR", stats_predictor_path(model_path).c_str(), 1);
   try {
     recommended_slice_options(*model);
