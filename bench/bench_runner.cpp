@@ -97,12 +97,17 @@ class ExactRunner : public Runner {
 // The streaming engine (engine/stream_engine.h) in a given mode onto a simulated real-time device: TTFA is the
 // engine's own first_audio_ms (say() to the first samples handed to the sink), compute time is say() to the
 // utterance's report, stage times are the report's.
+StreamOptions with_preroll(StreamOptions stream, const RunnerOptions& o) {
+  stream.preroll.enabled = o.preroll;
+  return stream;
+}
+
 class EngineRunner : public Runner {
  public:
   EngineRunner(std::shared_ptr<const Synthesizer> synth, const std::string& assets_dir, const RunnerOptions& o,
                SynthesisMode mode, StreamOptions stream)
       : engine_(synth, std::make_shared<const Frontend>(make_frontend_options(assets_dir, o)),
-                VoicePack::resolve(o.voice, assets_dir), sink_, engine_voice(o), mode, std::move(stream)) {
+                VoicePack::resolve(o.voice, assets_dir), sink_, engine_voice(o), mode, with_preroll(std::move(stream), o)) {
     engine_.on_report([this](const UtteranceReport& r) {
       std::lock_guard<std::mutex> lock(mutex_);
       if (pending_) {

@@ -48,6 +48,9 @@ struct RunnerOptions {
   double max_slice_seconds = 0;  // slice mode: the longest slice (0: the engine's default, as kokoro-say)
   double first_slice_seconds = 0;  // slice mode: the first slice (0: the default, as kokoro-say)
   bool reference_segments = false;  // slice mode: the reference's segments (no first sentence alone): a baseline
+  // The engine modes' pre-roll (engine/preroll.h). Off: TTFA is when the first audio is ready, not when a
+  // machine too slow for its slices lets it play: what a file sink (kokoro-say -o, the cold figure) reports.
+  bool preroll = true;
 };
 
 class Runner {

@@ -191,6 +191,10 @@ int main(int argc, char** argv) {
   app.add_flag("--reference-segments", reference_segments,
                "Slice mode: segment as the reference does (the first sentence grouped with the next ones up to 510 "
                "phonemes) instead of the first sentence alone: the baseline of issue 28's first step");
+  bool no_preroll = false;
+  app.add_flag("--no-preroll", no_preroll,
+               "Engine modes: no pre-roll, so that TTFA is when the first audio is ready, not when a machine too slow "
+               "for its slices would let it play (what kokoro-say -o and so the cold figure report)");
   app.add_option("--max-slice", max_slice, "Slice mode: the longest slice in seconds (0: the default, as kokoro-say)");
   app.add_option("--first-slice", first_slice, "Slice mode: the first slice in seconds (0: the default, as kokoro-say)");
   app.add_option("--text-runs", text_runs, "Runs of the 20-token text-side measurement")->capture_default_str()->check(CLI::Range(1, 1000));
@@ -236,6 +240,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   try {
+    if (no_preroll && mode == "exact") throw Error("kokoro-bench: --no-preroll is for the engine modes (exact mode has no pre-roll)");
     check_requested_kernel_family();  // KOKORO_KERNELS: measure the family asked for, or say why not
     set_num_threads(threads);
     if (!precision_opt.empty()) set_precision(parse_precision(precision_opt, "--precision"));
@@ -323,6 +328,7 @@ int main(int argc, char** argv) {
     ro.max_slice_seconds = max_slice;
     ro.first_slice_seconds = first_slice;
     ro.reference_segments = reference_segments;
+    ro.preroll = !no_preroll;
     ro.phoneme_input = !phoneme_file.empty();
     std::unique_ptr<Runner> runner = make_runner(mode, synth, assets, ro);
     r.frontend_load_ms = ms_since(t0);

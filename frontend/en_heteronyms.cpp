@@ -69,10 +69,6 @@ const Set kTargets = [] {
 }();
 
 bool is_noun_tag(const std::string& t) { return t.rfind("NN", 0) == 0; }
-bool is_pause(const Token* t) {
-  return !t || t->tag == "." || t->tag == "," || t->tag == ":" || t->tag == "``" || t->tag == "''" ||
-         t->tag == "-LRB-" || t->tag == "-RRB-";
-}
 
 }  // namespace
 

@@ -148,11 +148,6 @@ std::string word_tag(const std::u32string& w, const std::u32string& l, bool sent
   return "NN";
 }
 
-bool is_pause(const Token* t) {
-  return !t || t->tag == "." || t->tag == "," || t->tag == ":" || t->tag == "-LRB-" || t->tag == "-RRB-" ||
-         t->tag == "``" || t->tag == "''";
-}
-
 bool noun_context(const std::string& prev_tag, const std::u32string& prev) {
   return prev_tag == "DT" || prev_tag == "PRP$" || prev_tag == "POS" || prev_tag == "JJ" || prev_tag == "CD" ||
          (prev_tag == "IN" && prev != U"to");

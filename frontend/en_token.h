@@ -30,6 +30,12 @@ struct Token {
   uint32_t group = 0;
 };
 
+// A pause between words for the taggers' context rules: no token (the line's edge) or punctuation.
+inline bool is_pause(const Token* t) {
+  return !t || t->tag == "." || t->tag == "," || t->tag == ":" || t->tag == "``" || t->tag == "''" ||
+         t->tag == "-LRB-" || t->tag == "-RRB-";
+}
+
 // What the words to the right have decided (G2P runs right to left).
 struct TokenContext {
   std::optional<bool> future_vowel;  // next word starts with a vowel; unset at a pause or the end

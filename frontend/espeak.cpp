@@ -21,10 +21,6 @@ std::mutex& espeak_mutex() {
   return mu;
 }
 
-constexpr std::u32string_view kMarks = U";:,.!?¡¿—…\"«»“”(){}[]";
-
-bool is_mark(char32_t c) { return kMarks.find(c) != std::u32string_view::npos; }
-
 // "(fr)" / "(en)" markers espeak inserts around words it reads in another language.
 std::string remove_language_flags(const std::string& s) {
   std::string out;
@@ -139,8 +135,8 @@ std::string Espeak::phonemize(const std::string& voice, const std::string& text)
   size_t i = 0;
   while (i < u.size()) {
     size_t j = i;
-    if (is_mark(u[i])) {
-      while (j < u.size() && is_mark(u[j])) ++j;
+    if (is_espeak_mark(u[i])) {
+      while (j < u.size() && is_espeak_mark(u[j])) ++j;
       // Marks keep the spacing they had: none before "word," but one before "¿" or "(" after a space.
       const bool spaced_before = i > 0 && text::is_space(u[i - 1]);
       while (!spaced_before && !out.empty() && out.back() == ' ') out.pop_back();
@@ -148,7 +144,7 @@ std::string Espeak::phonemize(const std::string& voice, const std::string& text)
       out += utf8::encode(u.substr(i, j - i));
       if (j < u.size() && text::is_space(u[j])) out.push_back(' ');
     } else {
-      while (j < u.size() && !is_mark(u[j])) ++j;
+      while (j < u.size() && !is_espeak_mark(u[j])) ++j;
       std::u32string piece = u.substr(i, j - i);
       bool blank = true;
       for (char32_t c : piece) blank &= text::is_space(c);

@@ -5,6 +5,7 @@
 // switches. Characters of the blocks where it reads freed memory (kEspeakUnsafeBlocks, espeak.cpp) never reach it.
 #pragma once
 #include <string>
+#include <string_view>
 
 namespace kokoro {
 
@@ -23,6 +24,12 @@ class Espeak {
   std::string phonemize_piece(const std::string& text);  // lock held, voice set
   std::string current_voice_;
 };
+
+// The punctuation marks phonemize() keeps out of espeak and puts back in place.
+inline bool is_espeak_mark(char32_t c) {
+  constexpr std::u32string_view kMarks = U";:,.!?¡¿—…\"«»“”(){}[]";
+  return kMarks.find(c) != std::u32string_view::npos;
+}
 
 // Kokoro's phoneme set from espeak's IPA, as misaki's EspeakFallback (English words not in the
 // dictionaries) and EspeakG2P (other languages) map it.

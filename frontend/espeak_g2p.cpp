@@ -27,9 +27,6 @@ std::optional<std::u32string> EnglishEspeakFallback::operator()(const std::u32st
 
 namespace {
 
-constexpr std::u32string_view kMarks = U";:,.!?¡¿—…\"«»“”(){}[]";
-bool is_mark(char32_t c) { return kMarks.find(c) != std::u32string_view::npos; }
-
 struct Range {
   size_t begin, end;  // indices into the line's code points
 };
@@ -101,8 +98,8 @@ std::vector<Unit> EspeakLanguageG2P::phonemize_line(const std::vector<utf8::Code
       const uint32_t b = line[src.begin].begin, e = line[src.end - 1].end;
       const std::u32string& w = out_words[k];
       size_t lo = 0, hi = w.size();
-      while (lo < hi && is_mark(w[lo])) ++lo;
-      while (hi > lo && is_mark(w[hi - 1])) --hi;
+      while (lo < hi && is_espeak_mark(w[lo])) ++lo;
+      while (hi > lo && is_espeak_mark(w[hi - 1])) --hi;
       for (size_t m = 0; m < lo; ++m) units.push_back({std::u32string(1, w[m]), false, b, e, false});
       if (hi > lo) units.push_back({w.substr(lo, hi - lo), false, b, e, true});
       for (size_t m = hi; m < w.size(); ++m) units.push_back({std::u32string(1, w[m]), false, b, e, false});

@@ -29,7 +29,6 @@ namespace {
 constexpr char kMagic[8] = {'K', 'O', 'K', 'O', 'Z', 'H', 'D', '1'};
 constexpr uint32_t kVersion = 1;
 constexpr size_t kHeaderSize = 256;
-constexpr double kMinFloat = -3.14e100;  // jieba finalseg's MIN_FLOAT for what its tables lack
 
 struct WordRec { uint32_t key_off, key_len, freq; };
 struct PhraseRec { uint32_t key_off, key_len, val_off, val_len; };

@@ -23,6 +23,9 @@
 
 namespace kokoro::zh {
 
+// jieba finalseg's MIN_FLOAT: the log probability of what its HMM tables lack.
+constexpr double kMinFloat = -3.14e100;
+
 struct DictSources {
   std::string jieba_dict;   // jieba/dict.txt
   std::string prob_start;   // jieba/finalseg/prob_start.py

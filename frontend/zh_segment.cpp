@@ -12,7 +12,6 @@ namespace {
 // jieba's han pattern stops at U+9FD5; later ideographs are cut as single characters.
 bool in_jieba_block(char32_t c) { return c >= 0x4E00 && c <= 0x9FD5; }
 
-constexpr double kMinFloat = -3.14e100;
 enum { B = 0, E = 1, M = 2, S = 3 };
 
 // jieba finalseg: Viterbi over B/E/M/S, ties broken as Python's max over (prob, state letter) does.
