@@ -277,19 +277,33 @@ void winograd_conv(const Tensor& x, const TensorView& w, const TensorView* bias,
   if (t_out <= 0) throw Error("conv1d: input of length " + std::to_string(T) + " is too short");
   if (y) y->resize({co, t_out});
 
-  // bf16: U transformed and packed once per model (core/weight_cache.h); per call for weights outside a
-  // model file. fp32: transformed per call (the fp32 path and its golden results are unchanged).
+  // U transformed once per model (core/weight_cache.h): bf16 packed, or fp32 as it is. Per call only for
+  // weights outside a model file (tests' own). fp32 was transformed on every call until measured: on an fp32
+  // machine that was 18 % of a whole utterance's CPU in slice mode, where the generator runs once per slice
+  // (docs/benchmarks.md, "Winograd weights transformed once"); the values are the same either way.
   const int64_t gci = groups * ci;
   const bool bf16 = kernel_precision() != Precision::fp32 && co % 16 == 0 && gci % 2 == 0;
+  const std::string shape_kind = "F(" + std::to_string(m) + "," + std::to_string(r) + ") " + shape_to_string(w.shape);
   Prepared<bf16_t> Ub;
-  float* U = nullptr;
+  PreparedBytes Uf;
+  const float* U = nullptr;
   if (bf16) {
-    const std::string kind = "winograd-bf16 F(" + std::to_string(m) + "," + std::to_string(r) + ") " +
-                             shape_to_string(w.shape);
-    Ub = cached_weights_as<bf16_t>(w.data, kind, [&] { return transform_weights_bf16(w, tr, groups); });
+    Ub = cached_weights_as<bf16_t>(w.data, "winograd-bf16 " + shape_kind, [&] { return transform_weights_bf16(w, tr, groups); });
   } else {
-    U = fitted(weight_scratch(), static_cast<size_t>(alpha) * gci * co);
-    transform_weights(w, tr, groups, U);
+    const size_t u_size = static_cast<size_t>(alpha) * gci * co;
+    Uf = cached_weights(w.data, "winograd-f32 " + shape_kind, [&] {
+      auto u = std::make_shared<std::vector<float, Eigen::aligned_allocator<float>>>(u_size);
+      transform_weights(w, tr, groups, u->data());
+      const void* d = u->data();
+      return PreparedBytes{std::move(u), d, u_size * sizeof(float)};
+    });
+    if (Uf.data) {
+      U = static_cast<const float*>(Uf.data);
+    } else {
+      float* scratch = fitted(weight_scratch(), u_size);
+      transform_weights(w, tr, groups, scratch);
+      U = scratch;
+    }
   }
   const CombineBf16Fn in_combine_bf16 = input_combiner_bf16(alpha);
   const int64_t ub_per_point = packed_b_bf16_size(gci, co);
