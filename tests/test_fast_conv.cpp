@@ -12,6 +12,7 @@
 #include "core/kernels.h"
 #include "core/parallel.h"
 #include "core/precision.h"
+#include "core/weight_cache.h"
 #include "core/winograd.h"
 
 using namespace kokoro;
@@ -242,6 +243,40 @@ TEST(Winograd, InPlaceEqualsOutOfPlaceBitForBit) {
     }
   set_precision(Precision::fp32);
   set_num_threads(saved_threads);
+}
+
+// fp32 transforms a model's weights once (core/weight_cache.h), not on every call: the same output bit for bit,
+// one cache entry per weight, and none for weights outside a registered region.
+TEST(Winograd, Fp32WeightsTransformedOncePerRegionWithTheSameOutput) {
+  const Precision saved = precision();
+  set_precision(Precision::fp32);
+  const Case c{48, 40, 7, 700, 3, 9};
+  const Data d = make(c, 11);
+  const WinogradTransform& tr = *winograd_for_kernel(c.k);
+  const std::string kind = "winograd-f32 F(" + std::to_string(tr.m) + "," + std::to_string(tr.r) + ") " +
+                           shape_to_string(d.wv.shape);
+  int builds = 0;
+  auto lookup = [&] {
+    return cached_weights(d.w.data(), kind, [&] {
+      ++builds;
+      return PreparedBytes{};
+    });
+  };
+  Tensor per_call, cached, again;
+  conv1d_winograd(d.x, d.wv, &d.bv, c.padding, c.dilation, tr, per_call);  // outside a region: per call
+  register_weight_region(d.w.data(), d.w.size() * sizeof(float));
+  conv1d_winograd(d.x, d.wv, &d.bv, c.padding, c.dilation, tr, cached);
+  conv1d_winograd(d.x, d.wv, &d.bv, c.padding, c.dilation, tr, again);
+  const PreparedBytes entry = lookup();
+  EXPECT_EQ(builds, 0) << "the first call cached the transformed weights";
+  ASSERT_NE(entry.data, nullptr);
+  EXPECT_EQ(entry.bytes, static_cast<size_t>(tr.alpha) * c.ci * c.co * ((c.k + tr.r - 1) / tr.r) * sizeof(float));
+  unregister_weight_region(d.w.data());
+  ASSERT_EQ(per_call.shape(), cached.shape());
+  int64_t differ = 0;
+  for (int64_t i = 0; i < per_call.numel(); ++i) differ += (per_call[i] != cached[i]) + (cached[i] != again[i]);
+  EXPECT_EQ(differ, 0);
+  set_precision(saved);
 }
 
 TEST(Winograd, RejectsMismatchedWeights) {
