@@ -94,14 +94,14 @@ class ExactRunner : public Runner {
   RunnerOptions options_;
 };
 
-// The streaming engine (engine/stream_engine.h) in a given mode onto a simulated real-time device: TTFA is the
-// engine's own first_audio_ms (say() to the first samples handed to the sink), compute time is say() to the
-// utterance's report, stage times are the report's.
 StreamOptions with_preroll(StreamOptions stream, const RunnerOptions& o) {
   stream.preroll.enabled = o.preroll;
   return stream;
 }
 
+// The streaming engine (engine/stream_engine.h) in a given mode onto a simulated real-time device: TTFA is the
+// engine's own first_audio_ms (say() to the first samples handed to the sink), compute time is say() to the
+// utterance's report, stage times are the report's.
 class EngineRunner : public Runner {
  public:
   EngineRunner(std::shared_ptr<const Synthesizer> synth, const std::string& assets_dir, const RunnerOptions& o,
