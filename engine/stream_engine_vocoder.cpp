@@ -74,6 +74,11 @@ void StreamEngine::vocoder_loop() {
         break;
       case WorkItem::Kind::segment:
         seg_ = std::move(*segment);
+        // A segment that starts once all the audio before it has been handed out (text that streams in: the
+        // next sentence arrives after the last one played) starts anew, so its audio waits for the pre-roll
+        // rule as an utterance's first does; without it the first slices of each such sentence ran dry on a
+        // machine whose slices cannot keep up (docs/streaming.md, "Text that streams in").
+        if (audio_.read_position() == audio_.write_position()) preroll_begin(item.utterance);
         try {
           synthesize_segment(item.generation, item.utterance);
         } catch (const std::exception& ex) {
