@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <iterator>
 #include <mutex>
 #include <thread>
 
@@ -249,6 +250,16 @@ class VirtualVocoderTime {
   double seconds_now() const { return static_cast<double>(clock.load() - first_ns_) * 1e-9; }
   std::vector<float> played;
 
+  // While the engine waits for more text (the vocoder idle): plays everything handed over so far, the clock
+  // moving one period per period played, as a device plays the last sentence before the next one arrives.
+  void play_out() {
+    for (;;) {
+      catch_up();
+      if (sink_.queued() == 0 && !eng_->stats().preroll_holding) return;
+      render();
+      clock.fetch_add(kPeriodNs);
+    }
+  }
   // After the last vocoding: plays the rest as the device would (it never runs ahead of the engine here).
   void play_rest() {
     for (;;) {
@@ -486,6 +497,79 @@ TEST(StreamEngine, SliceModePrerollWaitsOnlyWhenTheSlicesCannotKeepUp) {
   ASSERT_GT(a.size(), 24000u);
   ASSERT_GE(b.size(), a.size() - 2048);
   EXPECT_TRUE(std::equal(a.begin(), a.begin() + (a.size() - 2048), b.begin())) << "the pre-roll changes timing only";
+}
+
+// Text that streams in (begin_text): the second sentence arrives only after the first one has played out,
+// at a pace whose slices cannot keep up (0.9 s per second of audio). It starts anew: its audio waits for the
+// pre-roll rule as the utterance's first sentence did (a second hold), and the device does not run dry in it,
+// where without the rule it does. The samples are those of a run at a pace that keeps up (timing only).
+struct StreamedRun {
+  uint64_t holds = 0, dry_in_second = 0;
+  std::vector<float> played;
+};
+StreamedRun run_virtual_streamed(const Engine& e, double pace, bool rule, const std::string& first,
+                                 const std::string& rest, uint64_t first_samples, uint64_t samples) {
+  ManualDeviceSink sink(5.0);
+  VirtualVocoderTime vt(sink, [pace](int, double) { return pace; });
+  StreamOptions so = vt.options(true);
+  so.predictor = recommended_slice_options(e.synth->model()).predictor;
+  so.preroll.enabled = rule;
+  FrontendOptions fo = e.frontend->options();
+  fo.first_segment_max_words = 0;
+  StreamEngine eng(e.synth, std::make_shared<const Frontend>(fo), e.voice, sink, EngineVoice{1.0f, false, 7, false},
+                   SynthesisMode::slice, so);
+  vt.attach(eng);
+  const uint64_t id = eng.begin_text(/*pause_flush_seconds=*/0);  // this machine's speed must not cut a sentence
+  EXPECT_TRUE(eng.append_text(id, first));
+  while (eng.stats().samples_vocoded < first_samples) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  vt.play_out();  // the first sentence plays to its end; the device then waits for text
+  const uint64_t dry_before = sink.stats().underruns;  // the wait for text counts as dry in the device's queue
+  EXPECT_TRUE(eng.append_text(id, rest));
+  EXPECT_TRUE(eng.end_text(id));
+  while (!eng.wait_idle(0) && eng.stats().samples_vocoded < samples) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  VirtualRun r = finish_virtual_run(eng, sink, vt);
+  return StreamedRun{r.holds, r.underruns - dry_before, std::move(r.played)};
+}
+
+TEST(StreamEngine, SliceModeStreamedSentenceAfterTheLastOnePlayedWaitsForThePrerollAgain) {
+  const Engine& e = engine();
+  ASSERT_TRUE(e.synth) << e.error;
+  ASSERT_NE(recommended_slice_options(e.synth->model()).predictor, nullptr) << "no statistics predictor for the model";
+  Watchdog dog(400);
+  // "Then" shows where the first sentence ends; the rest of the second one comes after it has played.
+  const std::string first = "The lamp flickered twice, and the old clock on the wall struck nine. Then";
+  const std::string rest = " the whole house went dark, and nobody in the village below saw the light again.";
+  FrontendOptions fo = e.frontend->options();
+  fo.first_segment_max_words = 0;
+  const Frontend whole(fo);
+  // Slice mode's lengths are exact mode's: the sentences' offline synthesis tells when each is vocoded.
+  const std::vector<float> want_first =
+      offline_audio(e, "The lamp flickered twice, and the old clock on the wall struck nine.", 7, nullptr, &whole);
+  const std::vector<float> want_second =
+      offline_audio(e, "Then the whole house went dark, and nobody in the village below saw the light again.", 7, nullptr, &whole);
+  const uint64_t samples = want_first.size() + want_second.size();
+  const StreamedRun with_rule = run_virtual_streamed(e, 0.9, true, first, rest, want_first.size(), samples);
+  const StreamedRun without = run_virtual_streamed(e, 0.9, false, first, rest, want_first.size(), samples);
+  const StreamedRun keeping_up = run_virtual_streamed(e, 0.2, true, first, rest, want_first.size(), samples);
+  std::printf("[measured] streamed second sentence at 0.9 s per second of audio: %llu hold(s), %llu dry moment(s) in "
+              "it; without the rule %llu dry; at 0.2 s %llu hold(s), %llu dry\n",
+              static_cast<unsigned long long>(with_rule.holds), static_cast<unsigned long long>(with_rule.dry_in_second),
+              static_cast<unsigned long long>(without.dry_in_second), static_cast<unsigned long long>(keeping_up.holds),
+              static_cast<unsigned long long>(keeping_up.dry_in_second));
+  EXPECT_EQ(with_rule.holds, 2u) << "the utterance's start, and the sentence that starts after the audio ran out";
+  EXPECT_EQ(with_rule.dry_in_second, 0u) << "held until the rest of the sentence can follow";
+  EXPECT_GT(without.dry_in_second, 0u) << "without the rule this pace runs dry (else the test shows nothing)";
+  EXPECT_EQ(keeping_up.holds, 0u) << "slices that keep up play at once, after a wait for text too";
+  EXPECT_EQ(keeping_up.dry_in_second, 0u);
+  // The pre-roll changes timing only: the sound is the same, sample for sample, once silence is left out.
+  const auto sound = [](const std::vector<float>& v) {
+    std::vector<float> out;
+    std::copy_if(v.begin(), v.end(), std::back_inserter(out), [](float x) { return x != 0.0f; });
+    return out;
+  };
+  const std::vector<float> held = sound(with_rule.played), reference = sound(keeping_up.played);
+  EXPECT_GT(held.size(), samples * 9 / 10) << "both sentences are heard";
+  EXPECT_TRUE(held == reference) << held.size() << " vs " << reference.size() << " samples of sound";
 }
 
 }  // namespace
