@@ -216,7 +216,7 @@ class TmuxSession {
     tmux({"send-keys", "-t", "t", "-l", text});
     send_keys({"Enter"});
   }
-  std::string screen() { return tmux({"capture-pane", "-p", "-t", "t", "-S", "-200"}); }
+  std::string screen() { return tmux({"capture-pane", "-p", "-J", "-t", "t", "-S", "-200"}); }
   bool wait_screen(const std::string& needle, double seconds, int count = 1) {
     return wait_until(seconds, [&] { return ChildProcess::occurrences(screen(), needle) >= count; }, 0.05);
   }

@@ -191,6 +191,8 @@ TEST(Report, StatusLineWording) {
   EXPECT_EQ(format_report(r, SinkCounters{3, 1}),
             "[spoken] 4.00 s of speech, first audio after 412 ms, synthesized in 1.20 s (RTF 0.30), 2 segments,"
             " pre-roll 150 ms | xruns 3 so far, underruns 1");
+  EXPECT_EQ(format_report(r, SinkCounters{3, 1, 21.4}).substr(format_report(r).size()),
+            " | xruns 3 so far, underruns 1, worst callback 21 us");
   r.interrupted = true;
   r.segments = 1;
   EXPECT_EQ(format_report(r).substr(0, 9), "[stopped]");

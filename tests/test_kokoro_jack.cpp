@@ -95,12 +95,16 @@ UtteranceCheck check_utterance(const std::vector<float>& captured, std::size_t f
   return c;
 }
 
-// "xruns N so far, underruns M" from a status line.
-std::vector<std::pair<int, int>> status_counters(const std::string& out) {
-  std::vector<std::pair<int, int>> v;
-  static const std::regex re(R"(xruns (\d+) so far, underruns (\d+))");
+// "xruns N so far, underruns M, worst callback W us" from each status line.
+struct StatusCounters {
+  int xruns = 0, underruns = 0;
+  double worst_callback_us = -1;
+};
+std::vector<StatusCounters> status_counters(const std::string& out) {
+  std::vector<StatusCounters> v;
+  static const std::regex re(R"(xruns (\d+) so far, underruns (\d+)(, worst callback (\d+) us)?)");
   for (auto it = std::sregex_iterator(out.begin(), out.end(), re); it != std::sregex_iterator(); ++it)
-    v.emplace_back(std::stoi((*it)[1]), std::stoi((*it)[2]));
+    v.push_back({std::stoi((*it)[1]), std::stoi((*it)[2]), (*it)[4].matched ? std::stod((*it)[4]) : -1.0});
   return v;
 }
 
@@ -150,11 +154,16 @@ TEST(KokoroJack, SpeaksLinesFromTheFifoAndStdinIntoJack) {
   for (const auto& l : lines) EXPECT_NE(out.find("\"" + l + "\""), std::string::npos) << out;
   const auto counters = status_counters(out);
   ASSERT_EQ(counters.size(), lines.size()) << out;
-  // kokoro-jack's counter is the server's since start: the last status line holds them all.
-  test::expect_no_client_xruns(static_cast<unsigned long long>(counters.back().first), server, "kokoro-jack");
-  test::expect_no_client_xruns(capture.xruns(), server, "capture client");
-  std::printf("[measured] underruns per utterance (synthesis slower than playback on a busy machine):");
-  for (const auto& c : counters) std::printf(" %d", c.second);
+  // kokoro-jack's counters are the server's since start: the last status line holds them all.
+  EXPECT_GE(counters.back().worst_callback_us, 0) << "the status line must give the longest callback\n" << out;
+  const double period_us = 1e6 * kPeriod / kRate;
+  const std::vector<test::TimedClient> timed = {{"kj-test", counters.back().worst_callback_us, period_us},
+                                                {"kokoro-capture", capture.worst_callback_us(), period_us}};
+  test::expect_no_client_xruns(static_cast<unsigned long long>(counters.back().xruns), server, "kokoro-jack", timed);
+  test::expect_no_client_xruns(capture.xruns(), server, "capture client", timed);
+  std::printf("[measured] kokoro-jack's longest callback %.0f us (period %.0f us); underruns per utterance "
+              "(synthesis slower than playback on a busy machine):", counters.back().worst_callback_us, period_us);
+  for (const auto& c : counters) std::printf(" %d", c.underruns);
   std::printf("\n");
 
   // Mono auto-connect (the default) went to the dummy driver's playback ports.
@@ -314,7 +323,14 @@ TEST(KokoroSayOnJack, InteractiveLineCtrlCStopsSecondCtrlCExits) {
   const auto status = tmux.wait_exit(10);
   ASSERT_TRUE(status) << "kokoro-say did not exit on the second Ctrl-C\n" << tmux.screen();
   EXPECT_EQ(*status, 130) << tmux.screen();
-  test::expect_no_client_xruns(capture.xruns(), server, "capture client");
+  // kokoro-say's status lines carry the JACK counters like kokoro-jack's: the last one has them all.
+  const auto counters = status_counters(tmux.screen());
+  ASSERT_FALSE(counters.empty()) << "kokoro-say on JACK must report its xruns and longest callback\n" << tmux.screen();
+  const double period_us = 1e6 * kPeriod / kRate;
+  const std::vector<test::TimedClient> timed = {{"ks-tty", counters.back().worst_callback_us, period_us},
+                                                {"kokoro-capture", capture.worst_callback_us(), period_us}};
+  test::expect_no_client_xruns(static_cast<unsigned long long>(counters.back().xruns), server, "kokoro-say", timed);
+  test::expect_no_client_xruns(capture.xruns(), server, "capture client", timed);
 }
 
 // kokoro-say speaking on JACK when the server dies: a clear message and status 1, no hang.

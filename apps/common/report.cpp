@@ -35,6 +35,10 @@ std::string format_report(const UtteranceReport& r, const std::optional<SinkCoun
                   static_cast<unsigned long long>(counters->xruns_so_far),
                   static_cast<unsigned long long>(counters->underruns));
     out += line;
+    if (counters->worst_callback_us >= 0) {
+      std::snprintf(line, sizeof line, ", worst callback %.0f us", counters->worst_callback_us);
+      out += line;
+    }
   }
   if (with_text) out += " | \"" + excerpt(r.text) + "\"";
   return out;

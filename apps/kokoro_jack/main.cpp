@@ -114,7 +114,7 @@ Connection connect(const Options& o, const kokoro::app::SpeechEngine& engine, bo
     utterances->fetch_add(1);
     const kokoro::SinkStats s = sink->stats();
     if (!r.error.empty() && !s.error.empty()) return;  // the server is gone: the main loop says so once
-    kokoro::app::SinkCounters counters{s.xruns, s.underruns - *last_underruns};
+    kokoro::app::SinkCounters counters{s.xruns, s.underruns - *last_underruns, s.worst_callback_ns / 1e3};
     *last_underruns = s.underruns;
     if (!r.error.empty()) {
       std::fprintf(stderr, "%s: %s\n", kApp, kokoro::app::format_report(r, counters, true).c_str());
@@ -251,7 +251,8 @@ int main(int argc, char** argv) {
                "Kokoro-82M voice, printing one status line per utterance."};
   app.footer(
       "Status lines (stdout): [spoken] seconds of speech, time to first audio (from reading the line to the\n"
-      "first samples handed to JACK), synthesis time, xruns reported by the server so far, underruns.\n"
+      "first samples handed to JACK), synthesis time, xruns reported by the server so far, underruns, the longest\n"
+      "audio callback so far.\n"
       "Exit status: 0 after end of input (without --fifo) or SIGINT/SIGTERM; 1 on a start-up error (model,\n"
       "voice, no JACK server, pipe); 3 when the JACK server went away (without --reconnect).");
   Options o;

@@ -151,13 +151,15 @@ bool stdin_streams(const Options& o) {
 }
 
 // since_start_ms: the first utterance's first audio, from the process's start (apps/common/process_start.h).
-void print_report(const kokoro::UtteranceReport& r, bool quiet, std::optional<double> since_start_ms) {
+// counters: those of an audio device (JACK, PortAudio), none for a file.
+void print_report(const kokoro::UtteranceReport& r, bool quiet, std::optional<double> since_start_ms,
+                  const std::optional<kokoro::app::SinkCounters>& counters) {
   if (!r.error.empty()) {
     std::fprintf(stderr, "kokoro-say: %s\n", r.error.c_str());
     return;
   }
   if (quiet) return;
-  std::string line = kokoro::app::format_report(r);
+  std::string line = kokoro::app::format_report(r, counters);
   if (since_start_ms) {
     char note[96];
     std::snprintf(note, sizeof note, "; first audio %.0f ms after the process started", *since_start_ms);
@@ -284,12 +286,19 @@ int main(int argc, char** argv) {
       if (!o.timestamps.empty()) timestamps.write(o.timestamps, timestamp_format);
     };
     std::atomic<bool> failed{false};
+    uint64_t underruns_before = 0;  // reports come one after the other, from the speaker's worker
     speaker.on_report([&](const kokoro::UtteranceReport& r) {
       if (!r.error.empty()) failed = true;
+      std::optional<kokoro::app::SinkCounters> counters;
+      if (sink->plays_in_real_time()) {
+        const kokoro::SinkStats s = sink->stats();
+        counters = kokoro::app::SinkCounters{s.xruns, s.underruns - underruns_before, s.worst_callback_ns / 1e3};
+        underruns_before = s.underruns;
+      }
       std::optional<double> since_start;
       if (process_start && first_said && r.audio_seconds > 0 && !first_reported.exchange(true))
         since_start = std::chrono::duration<double, std::milli>(*first_said - *process_start).count() + r.first_audio_ms;
-      if (!notes.spoken(r)) print_report(r, o.quiet, since_start);  // not "[spoken] 0.00 s" for nothing speakable
+      if (!notes.spoken(r)) print_report(r, o.quiet, since_start, counters);  // not "[spoken] 0.00 s" for nothing speakable
       spdlog::debug("stages (ms before the first audio / in all): {}", kokoro::app::format_stages(r.stages));
     });
 
