@@ -445,21 +445,42 @@ TEST(StreamEngine, ExactModeAfterACutWholeSentencesThatGrowStartSoonerThanOneLon
 // pace rounds up: 0.3 would read 0.43 and hold the first utterance of an engine for ~10 ms) the first slice
 // plays at once; at one that does not (0.9 s), the first audio waits until the rest can follow, and the device
 // never runs dry, where without the rule it does. The audio is the same in all three.
+// Slice mode on the manual device in virtual time at `pace`, with or without the pre-roll rule, its sentences
+// whole (no cut first segment). Members in this order: the engine goes first, then what it plays into.
+struct VirtualSliceEngine {
+  ManualDeviceSink sink{5.0};
+  VirtualVocoderTime vt;
+  StreamEngine eng;
+  VirtualSliceEngine(const Engine& e, double pace, bool rule)
+      : vt(sink, [pace](int, double) { return pace; }),
+        eng(e.synth, whole_sentences(e), e.voice, sink, EngineVoice{1.0f, false, 7, false}, SynthesisMode::slice,
+            options(e, vt, rule)) {
+    vt.attach(eng);
+  }
+  // Until `samples` are vocoded (the vocoder thread moves the clock and plays the device meanwhile).
+  void wait_vocoded(uint64_t samples) {
+    while (!eng.wait_idle(0) && eng.stats().samples_vocoded < samples) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+
+ private:
+  static std::shared_ptr<const Frontend> whole_sentences(const Engine& e) {
+    FrontendOptions fo = e.frontend->options();
+    fo.first_segment_max_words = 0;
+    return std::make_shared<const Frontend>(fo);
+  }
+  static StreamOptions options(const Engine& e, VirtualVocoderTime& vt, bool rule) {
+    StreamOptions so = vt.options(true);
+    so.predictor = recommended_slice_options(e.synth->model()).predictor;
+    so.preroll.enabled = rule;
+    return so;
+  }
+};
+
 VirtualRun run_virtual_slices(const Engine& e, double pace, bool rule, const char* text, uint64_t samples) {
-  ManualDeviceSink sink(5.0);
-  VirtualVocoderTime vt(sink, [pace](int, double) { return pace; });
-  StreamOptions so = vt.options(true);
-  so.predictor = recommended_slice_options(e.synth->model()).predictor;
-  so.preroll.enabled = rule;
-  FrontendOptions fo = e.frontend->options();
-  fo.first_segment_max_words = 0;
-  StreamEngine eng(e.synth, std::make_shared<const Frontend>(fo), e.voice, sink, EngineVoice{1.0f, false, 7, false},
-                   SynthesisMode::slice, so);
-  vt.attach(eng);
-  eng.say(text);
-  // Until every sample is vocoded (the vocoder thread moves the clock and plays the device meanwhile).
-  while (!eng.wait_idle(0) && eng.stats().samples_vocoded < samples) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  return finish_virtual_run(eng, sink, vt);
+  VirtualSliceEngine v(e, pace, rule);
+  v.eng.say(text);
+  v.wait_vocoded(samples);
+  return finish_virtual_run(v.eng, v.sink, v.vt);
 }
 
 TEST(StreamEngine, SliceModePrerollWaitsOnlyWhenTheSlicesCannotKeepUp) {
@@ -509,25 +530,16 @@ struct StreamedRun {
 };
 StreamedRun run_virtual_streamed(const Engine& e, double pace, bool rule, const std::string& first,
                                  const std::string& rest, uint64_t first_samples, uint64_t samples) {
-  ManualDeviceSink sink(5.0);
-  VirtualVocoderTime vt(sink, [pace](int, double) { return pace; });
-  StreamOptions so = vt.options(true);
-  so.predictor = recommended_slice_options(e.synth->model()).predictor;
-  so.preroll.enabled = rule;
-  FrontendOptions fo = e.frontend->options();
-  fo.first_segment_max_words = 0;
-  StreamEngine eng(e.synth, std::make_shared<const Frontend>(fo), e.voice, sink, EngineVoice{1.0f, false, 7, false},
-                   SynthesisMode::slice, so);
-  vt.attach(eng);
-  const uint64_t id = eng.begin_text(/*pause_flush_seconds=*/0);  // this machine's speed must not cut a sentence
-  EXPECT_TRUE(eng.append_text(id, first));
-  while (eng.stats().samples_vocoded < first_samples) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  vt.play_out();  // the first sentence plays to its end; the device then waits for text
-  const uint64_t dry_before = sink.stats().underruns;  // the wait for text counts as dry in the device's queue
-  EXPECT_TRUE(eng.append_text(id, rest));
-  EXPECT_TRUE(eng.end_text(id));
-  while (!eng.wait_idle(0) && eng.stats().samples_vocoded < samples) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  VirtualRun r = finish_virtual_run(eng, sink, vt);
+  VirtualSliceEngine v(e, pace, rule);
+  const uint64_t id = v.eng.begin_text(/*pause_flush_seconds=*/0);  // this machine's speed must not cut a sentence
+  EXPECT_TRUE(v.eng.append_text(id, first));
+  v.wait_vocoded(first_samples);  // the stream is open: the engine is not idle before its end
+  v.vt.play_out();  // the first sentence plays to its end; the device then waits for text
+  const uint64_t dry_before = v.sink.stats().underruns;  // the wait for text counts as dry in the device's queue
+  EXPECT_TRUE(v.eng.append_text(id, rest));
+  EXPECT_TRUE(v.eng.end_text(id));
+  v.wait_vocoded(samples);
+  VirtualRun r = finish_virtual_run(v.eng, v.sink, v.vt);
   return StreamedRun{r.holds, r.underruns - dry_before, std::move(r.played)};
 }
 
