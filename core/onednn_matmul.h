@@ -20,6 +20,12 @@ namespace kokoro {
 void onednn_matmul_f32(const float* x, int64_t M, int64_t K, const float* b, int64_t ldb, const float* bias,
                        int64_t N, float* y, int64_t ldy);
 
+// Runs one small product so that oneDNN generates its GEMM kernels now: the first product of a process spends
+// 20-35 ms generating them (measured on AVX2, 2026-11-28; a 1-row product takes another path and does not do
+// it). A loader calls this on a thread of its own while the model file opens, so that a new process's first
+// sentence does not pay for it. Safe to call from several threads and more than once.
+void onednn_warm_up();
+
 // The instruction set oneDNN's kernels use on this CPU ("avx2", "avx512_core_bf16", ...), after any
 // ONEDNN_MAX_CPU_ISA limit from the environment.
 const char* onednn_isa();

@@ -9,6 +9,7 @@
 
 #include "core/assets.h"
 #include "core/model_file.h"
+#include "core/onednn_matmul.h"
 #include "core/parallel.h"
 #include "core/kernel_family.h"
 #include "core/precision.h"
@@ -105,6 +106,8 @@ SpeechEngine load_speech_engine(const SpeechOptions& o) {
     set_precision(recommended_precision());  // bf16-all where the CPU has it; fp32 is one flag away
   const std::string model = default_model_path(o.model);
   const bool slice = parse_synthesis_mode(o.mode) == SynthesisMode::slice;
+  // oneDNN's GEMM kernels are generated while the model opens, not in the first sentence's first product.
+  std::future<void> kernels_ready = std::async(std::launch::async, onednn_warm_up);
   // The model on its own thread (a future's destructor waits for it, also when the frontend throws).
   std::future<void> model_loaded = std::async(std::launch::async, [&] {
     try {
@@ -121,6 +124,7 @@ SpeechEngine load_speech_engine(const SpeechOptions& o) {
   e.voice = VoicePack::resolve(o.voice, e.assets_dir);
   spdlog::debug("frontend and voice loaded in {:.1f} ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   model_loaded.get();
+  kernels_ready.get();
   return e;
 }
 
