@@ -1,6 +1,9 @@
 #include "core/model_file.h"
 
 #include <fcntl.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -82,6 +85,25 @@ float f16_value(uint16_t b) {
   const uint32_t x = e == 31 ? sign | 0x7f800000u | (m << 13) : sign | ((e + 112u) << 23) | (m << 13);
   std::memcpy(&f, &x, sizeof f);
   return f;
+}
+
+#if defined(__x86_64__)
+// Eight halves at a time with the F16C instruction (exact, as f16_value): the statistics predictor's
+// ~1 M values took ~6 ms one by one, on the start-up path of every process in slice mode.
+__attribute__((target("avx,f16c"))) void f16_to_f32_f16c(const uint16_t* h, float* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h + i))));
+  for (; i < n; ++i) out[i] = f16_value(h[i]);
+}
+#endif
+
+void f16_to_f32(const uint16_t* h, float* out, int64_t n) {
+#if defined(__x86_64__)
+  static const bool f16c = __builtin_cpu_supports("f16c");
+  if (f16c) return f16_to_f32_f16c(h, out, n);
+#endif
+  for (int64_t i = 0; i < n; ++i) out[i] = f16_value(h[i]);
 }
 
 // Index of the first NaN/Inf among n halves (exponent bits all ones), or -1.
@@ -249,7 +271,7 @@ TensorView ModelFile::get(const std::string& name) const {
   return TensorView{reinterpret_cast<const float*>(base_ + t.offset), t.shape};
 }
 
-std::vector<float> ModelFile::get_floats(const std::string& name, const Shape& expected) const {
+void ModelFile::read_floats(const std::string& name, const Shape& expected, float* out) const {
   auto it = index_.find(name);
   if (it == index_.end()) throw Error("model file " + path_ + ": missing tensor " + name);
   const TensorInfo& t = tensors_[it->second];
@@ -257,13 +279,16 @@ std::vector<float> ModelFile::get_floats(const std::string& name, const Shape& e
     throw Error("model file " + path_ + ": tensor " + name + " has shape " + shape_to_string(t.shape) + ", expected " +
                 shape_to_string(expected));
   const int64_t n = shape_numel(t.shape);
-  std::vector<float> out(n);
   if (t.dtype == DType::f32) {
-    std::memcpy(out.data(), base_ + t.offset, n * sizeof(float));
+    std::memcpy(out, base_ + t.offset, n * sizeof(float));
   } else {
-    const auto* h = reinterpret_cast<const uint16_t*>(base_ + t.offset);  // 64-byte aligned offset
-    for (int64_t i = 0; i < n; ++i) out[i] = f16_value(h[i]);
+    f16_to_f32(reinterpret_cast<const uint16_t*>(base_ + t.offset), out, n);  // 64-byte aligned offset
   }
+}
+
+std::vector<float> ModelFile::get_floats(const std::string& name, const Shape& expected) const {
+  std::vector<float> out(shape_numel(expected));
+  read_floats(name, expected, out.data());
   return out;
 }
 

@@ -87,6 +87,8 @@ class ModelFile {
   TensorView get(const std::string& name) const;
   // The named tensor as fp32 values, whatever its dtype (a copy), checked against the expected shape.
   std::vector<float> get_floats(const std::string& name, const Shape& expected) const;
+  // The same values written to out (expected's element count), for a reader that has its own storage.
+  void read_floats(const std::string& name, const Shape& expected, float* out) const;
 
  private:
   ModelFile() = default;

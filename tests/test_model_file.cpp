@@ -144,6 +144,38 @@ TEST(ModelFile, WriterRejectsNaNAndDuplicates) {
   EXPECT_THROW(w.add("y", {2}, bad), Error);
 }
 
+// Every finite binary16 value (subnormals, both zeros) is exactly a float: stored as f16 it must come back bit
+// for bit, through the vectorised conversion (8 at a time) and its scalar
+// tail alike (the 63488 values and one more: not a multiple of 8), by get_floats and by read_floats into the
+// caller's storage.
+TEST(ModelFile, EveryFiniteF16ValueReadsBackExactly) {
+  std::vector<float> all;
+  for (uint32_t bits = 0; bits < 0x10000u; ++bits) {
+    const uint32_t e = (bits >> 10) & 0x1fu, m = bits & 0x3ffu;
+    if (e == 31) continue;  // Inf and NaN are refused by the writer
+    const float mag = e == 0 ? std::ldexp(static_cast<float>(m), -24) : std::ldexp(1.0f + m / 1024.0f, int(e) - 15);
+    all.push_back(bits & 0x8000u ? -mag : mag);
+  }
+  all.push_back(0.5f);  // the tail
+  ASSERT_EQ(all.size() % 8, 1u);
+  test::TempDir dir;
+  ModelWriter w(tiny_config());
+  const int64_t n = static_cast<int64_t>(all.size());
+  w.add("every", {n}, all.data(), DType::f16);
+  const std::string path = dir.file("every.kokoro");
+  w.write(path);
+  const auto m = ModelFile::open(path);
+  const std::vector<float> got = m->get_floats("every", {n});
+  std::vector<float> into(all.size() + 1, -7.0f);
+  m->read_floats("every", {n}, into.data());
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < n; ++i)
+    if (std::memcmp(&got[i], &all[i], 4) != 0 || std::memcmp(&into[i], &all[i], 4) != 0) ++wrong;
+  EXPECT_EQ(wrong, 0) << "of " << n << " values";
+  EXPECT_EQ(into[n], -7.0f) << "read_floats wrote past the tensor";
+  EXPECT_THROW(m->read_floats("every", {n - 1}, into.data()), Error);
+}
+
 // f16 tensors (small data files such as the statistics predictor): stored rounded to nearest, read back as fp32
 // copies with get_floats (get refuses them: they are not fp32 in place), checked at open like f32 ones.
 TEST(ModelFile, F16TensorsRoundTripToNearestAndAreCheckedAtOpen) {

@@ -225,11 +225,13 @@ StatsPredictor StatsPredictor::load(const std::string& file, const ModelFile* mo
     if (p.layers.empty()) throw Error("no layers");
     p.info = cfg.value("fit", nlohmann::json::object());
     p.fitted_for = cfg.value("model_identity", "");
-    const std::vector<float> fm = f->get_floats("features.mean", {D}), fs = f->get_floats("features.scale", {D}),
-                             lw = f->get_floats("latent.weight", {D, r});
-    p.feature_mean = Eigen::Map<const Eigen::VectorXf>(fm.data(), D);
-    p.feature_scale = Eigen::Map<const Eigen::VectorXf>(fs.data(), D);
-    p.latent = Eigen::Map<const RowMatrixXf>(lw.data(), D, r);
+    // Read straight into the predictor's own storage (row-major: a layer's rows are contiguous).
+    p.feature_mean.resize(D);
+    p.feature_scale.resize(D);
+    p.latent.resize(D, r);
+    f->read_floats("features.mean", {D}, p.feature_mean.data());
+    f->read_floats("features.scale", {D}, p.feature_scale.data());
+    f->read_floats("latent.weight", {D, r}, p.latent.data());
     int64_t M = 0;
     for (const StatsLayerShape& l : p.layers) M += 2 * l.channels;
     p.offset.resize(M);
@@ -239,10 +241,8 @@ StatsPredictor StatsPredictor::load(const std::string& file, const ModelFile* mo
       const int64_t C = l.channels;
       const char* parts[2] = {".mean", ".logvar"};
       for (int k = 0; k < 2; ++k) {
-        const std::vector<float> o = f->get_floats(l.name + parts[k] + ".offset", {C}),
-                                 w = f->get_floats(l.name + parts[k] + ".weight", {C, r});
-        p.offset.segment(at + k * C, C) = Eigen::Map<const Eigen::VectorXf>(o.data(), C);
-        p.weight.middleRows(at + k * C, C) = Eigen::Map<const RowMatrixXf>(w.data(), C, r);
+        f->read_floats(l.name + parts[k] + ".offset", {C}, p.offset.data() + at + k * C);
+        f->read_floats(l.name + parts[k] + ".weight", {C, r}, p.weight.data() + (at + k * C) * r);
       }
       at += 2 * C;
     }
