@@ -15,14 +15,13 @@ std::shared_ptr<Model> Model::open(const ModelOptions& options) {
   std::shared_ptr<Model> m(new Model());
   m->assets_dir_ = options.assets_dir;
   // oneDNN's GEMM kernels are generated while the model opens, not in the first sentence's first product
-  // (a future's destructor waits for it, also when the open throws).
-  std::future<void> kernels_ready = std::async(std::launch::async, onednn_warm_up);
+  // (the future's destructor waits for it, also when the open throws).
+  m->kernels_ready_ = std::async(std::launch::async, onednn_warm_up);
   m->synth_ = std::make_shared<const Synthesizer>(ModelFile::open(options.model_path));
   m->voice_names_ = VoicePack::list(options.assets_dir);
   m->frontend("en-us");
   const int slots = options.compute_slots > 0 ? options.compute_slots : std::max(1, num_threads());
   m->scheduler_ = std::make_shared<ComputeScheduler>(slots);
-  kernels_ready.get();
   return m;
 }
 

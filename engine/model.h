@@ -7,6 +7,7 @@
 // Thread-safe: frontends and voices are built on first use under a mutex and never change after; everything
 // else is immutable. Sessions hold a shared_ptr to the model, so it lives as long as any of them.
 #pragma once
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -58,6 +59,9 @@ class Model {
   std::string assets_dir_;
   std::vector<std::string> voice_names_;
   std::shared_ptr<ComputeScheduler> scheduler_;
+  // oneDNN's kernels being generated while the model opens and afterwards (a first request that needs them
+  // sooner waits inside oneDNN); joined when the model goes.
+  std::future<void> kernels_ready_;
   mutable std::mutex mutex_;  // the caches below
   mutable std::map<std::string, std::shared_ptr<const Frontend>> frontends_;
   mutable std::map<std::string, std::shared_ptr<const VoicePack>> voices_;

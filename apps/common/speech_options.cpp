@@ -107,7 +107,7 @@ SpeechEngine load_speech_engine(const SpeechOptions& o) {
   const std::string model = default_model_path(o.model);
   const bool slice = parse_synthesis_mode(o.mode) == SynthesisMode::slice;
   // oneDNN's GEMM kernels are generated while the model opens, not in the first sentence's first product.
-  std::future<void> kernels_ready = std::async(std::launch::async, onednn_warm_up);
+  e.kernels_ready = std::async(std::launch::async, onednn_warm_up);
   // The model on its own thread (a future's destructor waits for it, also when the frontend throws).
   std::future<void> model_loaded = std::async(std::launch::async, [&] {
     try {
@@ -124,7 +124,6 @@ SpeechEngine load_speech_engine(const SpeechOptions& o) {
   e.voice = VoicePack::resolve(o.voice, e.assets_dir);
   spdlog::debug("frontend and voice loaded in {:.1f} ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   model_loaded.get();
-  kernels_ready.get();
   return e;
 }
 

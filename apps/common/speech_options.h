@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <future>
 #include <optional>
 #include <string>
 
@@ -58,6 +59,10 @@ struct SpeechEngine {
   // Slice mode's options with the model's statistics predictor (read with the model; see speaker_options).
   std::optional<StreamOptions> slice_options;
   std::string slice_note;
+  // oneDNN's kernels being generated (onednn_warm_up) on a thread of their own: not waited for by the loader,
+  // so that the engine starts at once; a product that needs them before they are ready waits inside oneDNN.
+  // The future's destructor joins the thread.
+  std::future<void> kernels_ready;
 };
 std::shared_ptr<const Frontend> load_frontend(const SpeechOptions& options, const std::string& assets_dir);
 // Everything: assets, frontend, voice, model (also sets the compute thread count and the precision). The
