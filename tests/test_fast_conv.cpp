@@ -4,12 +4,15 @@
 // whole vocoder on the real weights.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "core/kernels.h"
+#include "core/onednn_matmul.h"
 #include "core/parallel.h"
 #include "core/precision.h"
 #include "core/weight_cache.h"
@@ -287,3 +290,34 @@ TEST(Winograd, RejectsMismatchedWeights) {
 }
 
 }  // namespace
+
+// onednn_warm_up runs on a loader's thread while the engine may already compute: it must be safe beside
+// products (also under TSan, scripts/sanitize.sh) and leave their results as they are.
+TEST(OnednnWarmUp, RunsBesideProductsAndLeavesThemUnchanged) {
+  constexpr int64_t M = 24, K = 96, N = 80;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> x(M * K), b(K * N), bias(N);
+  for (float& v : x) v = u(rng);
+  for (float& v : b) v = u(rng);
+  for (float& v : bias) v = u(rng);
+  std::vector<double> want(M * N);
+  for (int64_t t = 0; t < M; ++t)
+    for (int64_t c = 0; c < N; ++c) {
+      double s = bias[c];
+      for (int64_t k = 0; k < K; ++k) s += double(x[t * K + k]) * b[k * N + c];
+      want[t * N + c] = s;
+    }
+  std::vector<float> first(M * N);
+  std::vector<std::thread> warmers;
+  for (int i = 0; i < 2; ++i) warmers.emplace_back([] { onednn_warm_up(); });
+  onednn_matmul_f32(x.data(), M, K, b.data(), N, bias.data(), N, first.data(), N);
+  for (auto& w : warmers) w.join();
+  double worst = 0;
+  for (int64_t i = 0; i < M * N; ++i) worst = std::max(worst, std::abs(first[i] - want[i]));
+  EXPECT_LT(worst, 1e-4) << "the product beside the warm-up";
+  onednn_warm_up();
+  std::vector<float> again(M * N);
+  onednn_matmul_f32(x.data(), M, K, b.data(), N, bias.data(), N, again.data(), N);
+  EXPECT_EQ(first, again) << "the same product after the warm-up";
+}
