@@ -54,10 +54,12 @@ ColdStartResult measure_cold_start(const ColdStartOptions& o) {
   if (!dir) throw Error(std::string("kokoro-bench: mkdtemp: ") + std::strerror(errno));
   const std::string err_path = std::string(dir) + "/stderr", wav_path = std::string(dir) + "/out.wav";
   for (int i = 0; i < o.runs; ++i) {
+    const std::string& sentence = o.sentences[static_cast<size_t>(i) % o.sentences.size()];
+    if (o.warm_ttfa_ms) r.paired_warm_ms.push_back(o.warm_ttfa_ms(sentence));
     std::vector<std::string> args{o.say_binary, "-o", wav_path};
     args.insert(args.end(), o.args.begin(), o.args.end());
     args.push_back("--");
-    args.push_back(o.sentences[static_cast<size_t>(i) % o.sentences.size()]);
+    args.push_back(sentence);
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);

@@ -7,6 +7,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,12 +18,16 @@ struct ColdStartOptions {
   std::vector<std::string> args;  // --mode, --precision, --voice, --threads, --model, --assets ...
   std::vector<std::string> sentences;  // run i says sentences[i % size]
   int runs = 5;
+  // When set: the warm engine says run i's sentence just before the process starts (returns its TTFA), so that
+  // each cold figure has a warm one taken seconds apart, not minutes (a VM's speed drifts between minutes).
+  std::function<double(const std::string&)> warm_ttfa_ms;
 };
 
 struct ColdStartResult {
   std::vector<double> first_audio_ms;  // from the process's start
   std::vector<double> exit_ms;         // from its start to its exit
   std::vector<double> from_say_ms;     // the same first audio from say() (the engine's own TTFA)
+  std::vector<double> paired_warm_ms;  // with warm_ttfa_ms: the warm engine's TTFA on run i's sentence
 };
 
 // Throws kokoro::Error when a run fails or prints no first-audio figure (with its stderr).

@@ -376,6 +376,7 @@ int main(int argc, char** argv) {
       if (first_words > 0) co.args.insert(co.args.end(), {"--first-words", std::to_string(first_words)});
       co.sentences = read_corpus(corpus_dir, "short");
       co.runs = cold_runs;
+      co.warm_ttfa_ms = [&](const std::string& sentence) { return runner->run(sentence).ttfa_ms; };
       r.cold = measure_cold_start(co);
       r.cold_corpus = "short";
       if (!json) std::fprintf(stderr, "kokoro-bench: cold start done\n");
