@@ -303,6 +303,41 @@ void decoder_args(benchmark::internal::Benchmark* b) {
 }
 BENCHMARK(BM_conv1d_decoder)->Apply(decoder_args)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// The decoder half's wide convolutions in bf16 at a short, a medium and a long sentence's frames: the direct
+// form (one GEMM over tap-major weights) against Winograd F(5, 3), both with weights prepared once. conv1d
+// takes Winograd for these from 64 columns on (core/kernels.cpp); GFLOPs count direct-convolution work.
+// args: implementation (0 direct bf16, 1 Winograd bf16), in, frames, threads, out
+void BM_conv1d_wide(benchmark::State& state) {
+  const bool winograd = state.range(0) == 1;
+  const int64_t in = state.range(1), T = state.range(2), out = state.range(4);
+  set_num_threads(static_cast<int>(state.range(3)));
+  ConvData cd(in, out, 3, T);
+  register_weight_region(cd.w.data(), cd.w.size() * sizeof(float));
+  Tensor y;
+  set_precision(Precision::bf16);
+  auto run = [&] {
+    if (winograd) conv1d_winograd(cd.x, cd.wv, &cd.bv, 1, 1, *winograd_for_kernel(3), y);
+    else conv1d_bf16(cd.x, cd.wv, &cd.bv, 1, y);
+  };
+  run();  // prepares the weights
+  for (auto _ : state) {
+    run();
+    benchmark::DoNotOptimize(y.data());
+  }
+  set_precision(Precision::fp32);
+  unregister_weight_region(cd.w.data());
+  state.counters["GFLOPs"] = benchmark::Counter(2.0 * in * out * 3 * T, benchmark::Counter::kIsIterationInvariantRate,
+                                                benchmark::Counter::kIs1000);
+  state.SetLabel(winograd ? "bf16 winograd F(5,3)" : "bf16 direct");
+}
+void wide_args(benchmark::internal::Benchmark* b) {
+  if (!bf16_supported()) return;
+  for (int threads : {1, 2})
+    for (int64_t T : {40, 64, 240, 620})
+      for (int impl : {0, 1}) b->Args({impl, 1090, T, threads, 1024});
+}
+BENCHMARK(BM_conv1d_wide)->Apply(wide_args)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // ups_0: 512 -> 256, k 20, stride 10 on 160 columns; ups_1: 256 -> 128, k 12, stride 6 on 1600 columns.
 void BM_conv_transpose1d(benchmark::State& state) {
   const bool first = state.range(0) == 0;

@@ -64,6 +64,13 @@ std::shared_ptr<const std::vector<bf16_t>> pack_bt_bf16_parallel(
 void linear_columns(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y) {
   if (w.dim(1) != x.dim(0)) throw Error("linear: weight " + shape_to_string(w.shape) + " vs input " + shape_to_string(x.shape()));
   const int64_t out = w.dim(0), T = x.dim(1);
+  // In bf16 it is the 1x1 convolution it is (the decoder's shortcuts and asr_res: ~8 % of its multiply-adds,
+  // which Eigen's fp32 product made ~30 % of its time).
+  if (kernel_precision() != Precision::fp32 && out % 16 == 0 && x.dim(0) % 2 == 0 && (w.shape.size() == 2 || w.dim(2) == 1)) {
+    TensorView w1 = w;
+    w1.shape = {out, x.dim(0), 1};
+    return conv1d_bf16(x, w1, bias, 0, y);
+  }
   y.resize({out, T});
   const int64_t blocks = double(out) * x.dim(0) * T < kParallelMacs ? 1 : std::min<int64_t>(out / 16, 2 * num_threads());
   parallel_ranges(out, 16, static_cast<int>(std::max<int64_t>(1, blocks)), [&](int64_t r0, int64_t r1) {
@@ -310,12 +317,19 @@ void conv1d_bf16(const Tensor& x, const TensorView& w, const TensorView* bias, i
 
 namespace {
 // Winograd where it pays: enough columns to amortise the per-call weight transform, and channel counts
-// whose transformed weights stay small (the generator's and the F0/N branches', not the 1024-wide decoder).
+// whose transformed weights stay small (the generator's and the F0/N branches'). The 1024-wide decoder half
+// only in bf16, whose transformed weights are prepared once (7 points x 2 bytes: 125 MB for its ten
+// convolutions, 72 MB more than its tap-major bf16 weights) and which it runs 2.0-2.5x faster than the direct
+// bf16 convolution: it is on the path to a segment's first audio (docs/benchmarks.md).
 const WinogradTransform* winograd_for(const Tensor& x, const TensorView& w, int padding, int dilation) {
   const int64_t in = x.dim(0), out = w.dim(0), k = w.dim(2);
   const int64_t t_out = x.dim(1) + 2 * padding - dilation * (k - 1);
   const WinogradTransform* wt = winograd_for_kernel(k);
-  return wt && t_out >= kWinogradMinColumns && in >= 32 && in * out <= 512 * 512 ? wt : nullptr;
+  if (!wt || in < 32) return nullptr;
+  if (in * out <= 512 * 512) return t_out >= kWinogradMinColumns ? wt : nullptr;
+  // Wide (the decoder half): from 64 columns (1.5-1.8x faster there, 2.0-2.5x from 240; below, its 2.3x larger
+  // weights make it the slower of the two: bench/bench_kernels BM_conv1d_wide).
+  return k == 3 && kernel_precision() != Precision::fp32 && t_out >= 64 ? wt : nullptr;
 }
 }  // namespace
 
