@@ -35,9 +35,12 @@ bool StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, co
   auto t0 = Clock::now();
   Tensor x, cols;
   dec.features(asr, f0, n, seg_.style.data(), x);
+  const double features_ms = ms_since(t0);
   // A long segment: where the memory peaks. Not while other sessions compute: they would fault them in again.
+  // The generator needs none of the pages (model_file.h); they are released right after the first slice, whose
+  // audio the 6 ms of releasing them would otherwise delay.
   const bool release = F >= kReleasePagesFromFrames && may_release_pages();
-  if (release) synth_->model().release_resident_pages();  // the generator needs none of them (model_file.h)
+  bool release_after_first_slice = release;
   PredictedStats stats(options_.predictor->predict(stats_predictor_features(x, f0.data(), seg_.style.data(), dec.style_dim())), false);
   StreamDecoder& sd = *stream_decoder_;
   sd.begin(seg_.style.data(), noise, stats, F, StreamDecoder::Input::decoder_features);
@@ -45,7 +48,8 @@ bool StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, co
   // The stage table's "decoder": the decoder half and the statistics prediction (the harmonic source streams
   // inside each slice, so it counts as generator work).
   record_stage(utterance, EngineStage::decoder, t0, Clock::now());
-  spdlog::debug("slice mode: decoder half and statistics {:.1f} ms ({} frames)", compute_s * 1e3, F);
+  spdlog::debug("slice mode: decoder half and statistics {:.1f} ms ({} frames; the statistics {:.1f} ms)", compute_s * 1e3,
+                F, compute_s * 1e3 - features_ms);
   turn = ComputeScheduler::Turn();
   // Slices of audio: the first push reaches the generator's look-ahead past the first slice, so that the first
   // audio is the whole first slice (a push of the first slice alone would complete ~5 ms of a 4-frame one).
@@ -96,6 +100,10 @@ bool StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, co
       if (release) synth_->model().release_resident_pages();
     }
     if (!push_audio(audio.data(), audio.numel(), generation)) return false;
+    if (release_after_first_slice) {
+      synth_->model().release_resident_pages();
+      release_after_first_slice = false;
+    }
     if (f < F) {
       preroll_decide_slices(f, F, slice, pace(), start_pace, true);
     } else if (seg_.last) {

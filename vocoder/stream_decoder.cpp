@@ -32,11 +32,16 @@ void StreamDecoder::begin(const float* style, NoiseSource& noise, NormPolicy& po
     policy.bind(std::vector<NormLayer>(layers_.begin() + generator_first_layer_, layers_.end()));
   }
   policy.begin_segment(segment_frames);
+  generator_->begin(style, noise, policy);
+  if (input == Input::decoder_features) {  // the decoder half ran whole: its blocks are not used (nor begun)
+    frames_pushed_ = samples_emitted_ = f0_pushed_ = 0;
+    active_ = true;
+    return;
+  }
   f0_conv_.begin();
   n_conv_.begin();
   encode_->begin(style, policy);
   for (auto& b : decode_) b->begin(style, policy);
-  generator_->begin(style, noise, policy);
   enc_asr_.clear(dec_.asr_dim_);
   enc_f0_.clear(1);
   enc_n_.clear(1);
