@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
@@ -51,8 +52,11 @@ class Pool {
       open_ = true;
       ++generation_;
     }
+    posted_.store(generation_, std::memory_order_release);
     wake_.notify_all();
     work();  // the caller claims tasks too
+    // The workers' last tasks usually end within microseconds of the caller's: wait for them awake (see spin).
+    spin([&] { return done_.load(std::memory_order_acquire) == n_ && running_.load(std::memory_order_acquire) == 0; });
     std::unique_lock<std::mutex> lock(mutex_);
     // Workers that have not started by now are not waited for: they find the job closed and sleep again.
     open_ = false;
@@ -70,10 +74,35 @@ class Pool {
     }
   }
 
+  // Waits up to kSpin for `ready` without sleeping. Between two jobs of a model's forward pass there are only
+  // microseconds; a thread that sleeps on the condition variable there lets its vCPU halt, and on this
+  // project's VMs (cpuidle haltpoll) the poll window shrinks after a pause, so after an idle second every
+  // wake-up of the pool's worker took the hypervisor's path: ALBERT on 2 threads was 47 ms back to back and
+  // 70 ms after a 2 s pause (one thread: 72 and 74). The spin is bounded, so an idle pool still sleeps.
+  template <class Ready>
+  static void spin(Ready ready) {
+    const auto until = std::chrono::steady_clock::now() + kSpin;
+    while (!ready()) {
+      for (int i = 0; i < 32; ++i) cpu_relax();
+      if (std::chrono::steady_clock::now() > until) return;
+    }
+  }
+  static void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+  static constexpr std::chrono::microseconds kSpin{100};
+
   void loop(int index) {
     uint64_t seen = 0;
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
+      if (generation_ == seen && !quit_) {
+        lock.unlock();
+        spin([&] { return posted_.load(std::memory_order_acquire) != seen; });
+        lock.lock();
+      }
       wake_.wait(lock, [&] { return quit_ || (generation_ != seen && open_ && index < invited_); });
       if (quit_) return;
       seen = generation_;
@@ -109,9 +138,13 @@ class Pool {
   std::vector<std::thread> workers_;
   // The current job; n_ and fn_ are written under mutex_ before workers are woken and read by them after.
   const std::function<void(int64_t)>* fn_ = nullptr;
-  int64_t n_ = 0, done_ = 0;
+  int64_t n_ = 0;
+  // Written under mutex_; atomic so that spin() may read them without it.
+  std::atomic<int64_t> done_{0};
+  std::atomic<int> running_{0};
+  std::atomic<uint64_t> posted_{0};  // generation_, published for spinning workers
   std::atomic<int64_t> next_{0};
-  int invited_ = 0, running_ = 0;
+  int invited_ = 0;
   bool open_ = false, quit_ = false;
   uint64_t generation_ = 0;
   std::exception_ptr error_;
