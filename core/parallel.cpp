@@ -78,13 +78,15 @@ class Pool {
   // microseconds; a thread that sleeps on the condition variable there lets its vCPU halt, and on this
   // project's VMs (cpuidle haltpoll) the poll window shrinks after a pause, so after an idle second every
   // wake-up of the pool's worker took the hypervisor's path: ALBERT on 2 threads was 47 ms back to back and
-  // 70 ms after a 2 s pause (one thread: 72 and 74). The spin is bounded, so an idle pool still sleeps.
+  // 70 ms after a 2 s pause (one thread: 72 and 74). The spin is bounded, so an idle pool still sleeps, and
+  // yields, so that it does not hold a core another of the process's threads is waiting for.
   template <class Ready>
   static void spin(Ready ready) {
     const auto until = std::chrono::steady_clock::now() + kSpin;
     while (!ready()) {
       for (int i = 0; i < 32; ++i) cpu_relax();
       if (std::chrono::steady_clock::now() > until) return;
+      std::this_thread::yield();  // a runnable thread of ours (start-up, the other stage) goes first
     }
   }
   static void cpu_relax() {
