@@ -264,12 +264,14 @@ void linear_args(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_linear_rows)->Apply(linear_args)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // The decoder's convolutions (1090 -> 1024 and 1024 -> 1024, k 3) for a 5.8 s sentence (464 frames): the
-// fp32 direct convolution (Eigen) vs fp32 through oneDNN vs bf16 (conv1d_bf16), weights prepared once; and
-// the prosody predictor's 512 -> 512 over 60 frames.
-// args: implementation (0 fp32 direct, 1 bf16, 2 fp32 oneDNN), in, frames, threads, out
+// fp32 direct convolution (Eigen) vs fp32 through oneDNN vs bf16 (conv1d_bf16) vs bf16 Winograd F(5, 3) (what
+// conv1d takes in bf16 from 64 columns on), weights prepared once; the 1090 -> 1024 one also at 40 and 64
+// frames (around where Winograd starts to pay) and 620 (a 15 s sentence); and the prosody predictor's 512 ->
+// 512 over 60 frames.
+// args: implementation (0 fp32 direct, 1 bf16, 2 fp32 oneDNN, 3 bf16 Winograd), in, frames, threads, out
 void BM_conv1d_decoder(benchmark::State& state) {
   const int impl = static_cast<int>(state.range(0));
-  const bool bf16 = impl == 1;
+  const bool bf16 = impl == 1 || impl == 3;
   const int64_t in = state.range(1), T = state.range(2), out = state.range(4);
   set_num_threads(static_cast<int>(state.range(3)));
   ConvData cd(in, out, 3, T);
@@ -279,45 +281,8 @@ void BM_conv1d_decoder(benchmark::State& state) {
   auto run = [&] {
     if (impl == 0) conv1d_direct(cd.x, cd.wv, &cd.bv, 1, 1, y);
     else if (impl == 1) conv1d_bf16(cd.x, cd.wv, &cd.bv, 1, y);
+    else if (impl == 3) conv1d_winograd(cd.x, cd.wv, &cd.bv, 1, 1, *winograd_for_kernel(3), y);
     else conv1d_onednn(cd.x, cd.wv, &cd.bv, 1, 1, y);
-  };
-  run();
-  for (auto _ : state) {
-    run();
-    benchmark::DoNotOptimize(y.data());
-  }
-  set_precision(Precision::fp32);
-  unregister_weight_region(cd.w.data());
-  state.counters["GFLOPs"] = benchmark::Counter(2.0 * in * out * 3 * T, benchmark::Counter::kIsIterationInvariantRate,
-                                                benchmark::Counter::kIs1000);
-  state.SetLabel(impl == 0 ? "fp32 (conv1d_direct)" : impl == 1 ? "bf16 (conv1d_bf16)" : "fp32 (conv1d_onednn)");
-}
-void decoder_args(benchmark::internal::Benchmark* b) {
-  const int64_t shapes[][3] = {{1090, 464, 1024}, {1024, 464, 1024}, {512, 60, 512}};
-  for (int threads : {1, 2})
-    for (const auto& s : shapes)
-      for (int impl : {0, 2, 1}) {
-        if (impl == 1 && !bf16_supported()) continue;
-        b->Args({impl, s[0], s[1], threads, s[2]});
-      }
-}
-BENCHMARK(BM_conv1d_decoder)->Apply(decoder_args)->Unit(benchmark::kMillisecond)->UseRealTime();
-
-// The decoder half's wide convolutions in bf16 at a short, a medium and a long sentence's frames: the direct
-// form (one GEMM over tap-major weights) against Winograd F(5, 3), both with weights prepared once. conv1d
-// takes Winograd for these from 64 columns on (core/kernels.cpp); GFLOPs count direct-convolution work.
-// args: implementation (0 direct bf16, 1 Winograd bf16), in, frames, threads, out
-void BM_conv1d_wide(benchmark::State& state) {
-  const bool winograd = state.range(0) == 1;
-  const int64_t in = state.range(1), T = state.range(2), out = state.range(4);
-  set_num_threads(static_cast<int>(state.range(3)));
-  ConvData cd(in, out, 3, T);
-  register_weight_region(cd.w.data(), cd.w.size() * sizeof(float));
-  Tensor y;
-  set_precision(Precision::bf16);
-  auto run = [&] {
-    if (winograd) conv1d_winograd(cd.x, cd.wv, &cd.bv, 1, 1, *winograd_for_kernel(3), y);
-    else conv1d_bf16(cd.x, cd.wv, &cd.bv, 1, y);
   };
   run();  // prepares the weights
   for (auto _ : state) {
@@ -328,15 +293,20 @@ void BM_conv1d_wide(benchmark::State& state) {
   unregister_weight_region(cd.w.data());
   state.counters["GFLOPs"] = benchmark::Counter(2.0 * in * out * 3 * T, benchmark::Counter::kIsIterationInvariantRate,
                                                 benchmark::Counter::kIs1000);
-  state.SetLabel(winograd ? "bf16 winograd F(5,3)" : "bf16 direct");
+  state.SetLabel(impl == 0 ? "fp32 (conv1d_direct)" : impl == 1 ? "bf16 (conv1d_bf16)" : impl == 3 ? "bf16 (winograd F(5,3))"
+                                                                                      : "fp32 (conv1d_onednn)");
 }
-void wide_args(benchmark::internal::Benchmark* b) {
-  if (!bf16_supported()) return;
+void decoder_args(benchmark::internal::Benchmark* b) {
+  const int64_t shapes[][3] = {{1090, 464, 1024}, {1024, 464, 1024}, {1090, 40, 1024}, {1090, 64, 1024},
+                               {1090, 620, 1024}, {512, 60, 512}};
   for (int threads : {1, 2})
-    for (int64_t T : {40, 64, 240, 620})
-      for (int impl : {0, 1}) b->Args({impl, 1090, T, threads, 1024});
+    for (const auto& s : shapes)
+      for (int impl : {0, 2, 1, 3}) {
+        if ((impl == 1 || impl == 3) && !bf16_supported()) continue;
+        b->Args({impl, s[0], s[1], threads, s[2]});
+      }
 }
-BENCHMARK(BM_conv1d_wide)->Apply(wide_args)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_conv1d_decoder)->Apply(decoder_args)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // ups_0: 512 -> 256, k 20, stride 10 on 160 columns; ups_1: 256 -> 128, k 12, stride 6 on 1600 columns.
 void BM_conv_transpose1d(benchmark::State& state) {

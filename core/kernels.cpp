@@ -328,7 +328,7 @@ const WinogradTransform* winograd_for(const Tensor& x, const TensorView& w, int 
   if (!wt || in < 32) return nullptr;
   if (in * out <= 512 * 512) return t_out >= kWinogradMinColumns ? wt : nullptr;
   // Wide (the decoder half): from 64 columns (1.5-1.8x faster there, 2.0-2.5x from 240; below, its 2.3x larger
-  // weights make it the slower of the two: bench/bench_kernels BM_conv1d_wide).
+  // weights make it the slower of the two: bench/bench_kernels BM_conv1d_decoder).
   return k == 3 && kernel_precision() != Precision::fp32 && t_out >= 64 ? wt : nullptr;
 }
 }  // namespace
