@@ -9,7 +9,6 @@
 
 #include "acoustic/acoustic_model.h"
 #include "core/kernels.h"
-#include "core/precision.h"
 #include "tests/golden_support.h"
 
 using namespace kokoro;
@@ -119,28 +118,6 @@ TEST_P(AcousticGolden, EndToEndFromTokenIds) {
   ASSERT_EQ(out.durations, g.ints("pred_dur")) << g.name() << ": durations differ from the reference";
   for (const char* name : {"bert_dur", "d_en", "d", "lstm_x", "dur_sum", "en", "F0_pred", "N_pred", "t_en", "asr"})
     if (g.has(name)) check(g, name, seen.at(name));
-}
-
-// bf16-all (core/precision.h): ALBERT's products, its attention's included, in bf16. Its output against the
-// reference's, at bf16's tolerance (8 significant bits through 12 layers), and not equal to the fp32 output:
-// the bf16 path ran.
-TEST_P(AcousticGolden, AlbertInBf16WithinItsToleranceOfTheReference) {
-  if (!bf16_supported()) GTEST_SKIP() << "this CPU has no AVX512-BF16: ALBERT's bf16 path cannot be checked here";
-  const Fixture& f = fixture();
-  const Golden g(GetParam());
-  const std::vector<int64_t> ids = g.ints("input_ids");
-  Tensor fp32, bf16;
-  f.bert->forward(ids, fp32);
-  {
-    const ScopedKernelPrecision scope(Precision::bf16);
-    f.bert->forward(ids, bf16);
-  }
-  const Comparison c = compare(g, "bert_dur", bf16);
-  print_comparison(g.name(), "bert_dur (bf16)", c);
-  EXPECT_LE(c.worst(), 5e-2) << g.name();
-  double diff = 0;
-  for (int64_t i = 0; i < fp32.numel(); ++i) diff = std::max(diff, double(std::abs(fp32[i] - bf16[i])));
-  EXPECT_GT(diff, 0) << "bf16 equal to fp32: the bf16 path did not run";
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, AcousticGolden, ::testing::ValuesIn(golden_cases()),
