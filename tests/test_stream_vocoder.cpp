@@ -9,6 +9,7 @@
 //
 // Needs models/kokoro-v1_0.kokoro and tests/data/golden (fails, never skips, without them).
 #include <gtest/gtest.h>
+#include <malloc.h>
 
 #include <cmath>
 #include <cstdio>
@@ -231,6 +232,59 @@ TEST(StreamGeneratorOnly, FeaturesLookaheadIsWhatTheFirstSliceMustReachPast) {
     EXPECT_GE(got, m * spf);
     EXPECT_LT(fewer, m * spf) << "the look-ahead constant is larger than it needs to be";
   }
+}
+
+}  // namespace
+
+namespace {
+
+// Bytes malloc has handed out and not taken back, over every arena and mmapped block (glibc).
+double heap_in_use_mb() {
+  const struct mallinfo2 m = mallinfo2();
+  return static_cast<double>(m.uordblks + m.hblkhd) / (1 << 20);
+}
+
+// What a slice costs in memory: the generator's layers keep only their context and their branches' lead
+// between pushes, and a push works in buffers shared by every layer on the thread (vocoder/stream_ops.h).
+// With a window and a scratch copy kept per layer (~100 of them, stage 2 at 128 x 4800 columns per second)
+// a slice cost 209 MB of heap per second of its length (this test on that code; ~340 MB of RSS), and the
+// longest slice set a paragraph's peak memory.
+// Measured: the heap in use after one push of a short and of a long slice (the generator's input tiled from
+// a real segment), per second of the difference.
+TEST(StreamGeneratorOnly, MemoryOfASliceIsAFewBuffersNotOnePerLayer) {
+  const Fixture& fx = fixture();
+  ASSERT_TRUE(fx.decoder) << fx.error;
+  const Utterance& u = fx.utterances[1];  // short_20, 40 frames
+  Tensor x;
+  fx.decoder->features(u.feats.asr, u.feats.f0, u.feats.n, u.style.data(), x);
+  const int64_t F = u.feats.frames(), tiles = 4, total = tiles * F, C = x.dim(0);
+  Tensor long_x({C, 2 * total});
+  std::vector<float> f0(static_cast<size_t>(2 * total));
+  for (int64_t t = 0; t < tiles; ++t) {
+    for (int64_t c = 0; c < C; ++c) std::copy_n(x.data() + c * 2 * F, 2 * F, long_x.data() + c * 2 * total + t * 2 * F);
+    std::copy_n(u.feats.f0.data(), 2 * F, f0.data() + t * 2 * F);
+  }
+  auto heap_after_push = [&](int64_t frames) {
+    SuppliedStats policy(u.stats);
+    StreamDecoder sd(*fx.decoder);
+    TestNoise noise;
+    Tensor cols, audio;
+    sd.begin(u.style.data(), noise, policy, total, StreamDecoder::Input::decoder_features);
+    copy_columns(long_x, 0, 2 * frames, cols);
+    sd.push_features(cols, f0.data(), 2 * frames, false, audio);
+    EXPECT_GT(audio.numel(), 0);
+    return heap_in_use_mb();
+  };
+  const int64_t short_frames = 8, long_frames = total - 8;  // 0.2 s and 3.8 s
+  heap_after_push(short_frames);  // the kernels' per-thread scratch and prepared weights, once
+  const double at_short = heap_after_push(short_frames), at_long = heap_after_push(long_frames);
+  const double seconds = static_cast<double>(long_frames - short_frames) * fx.decoder->samples_per_frame() / 24000.0;
+  const double per_second = (at_long - at_short) / seconds;
+  std::printf("  heap in use after a push of %lld frames: %.1f MB, of %lld frames: %.1f MB (%.1f MB per second of slice)\n",
+              static_cast<long long>(short_frames), at_short, static_cast<long long>(long_frames), at_long, per_second);
+  // Stage 2 alone is 2.5 MB per second per buffer; a push needs a few dozen of them at most (the kernels'
+  // scratch included), against ~130 with a window per layer.
+  EXPECT_LT(per_second, 100.0);
 }
 
 }  // namespace

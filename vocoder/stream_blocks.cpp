@@ -110,24 +110,26 @@ void StreamSnakeResBlock::begin(const float* style, NormPolicy& policy) {
 void StreamSnakeResBlock::push(const Tensor& x, bool last, Tensor& out) {
   if (x.rank() != 2 || x.dim(0) != b_.channels_)
     throw Error("stream SnakeResBlock: expected [" + std::to_string(b_.channels_) + ", n], got " + shape_to_string(x.shape()));
-  cur_ = x;
+  // Working columns of this push, shared by every block on the thread (stream_ops.h, stream_window): a block
+  // keeps only its convolutions' context and its skip connections' lead.
+  thread_local Tensor cur, t, c, skip_cols;
+  cur = x;
   for (size_t i = 0; i < units_.size(); ++i) {
     Unit& u = *units_[i];
     const SnakeResBlock::Unit& w = b_.units_[i];
-    u.skip.push(cur_);
-    t_ = cur_;
-    u.adain1.apply(t_, last);
-    snake(t_, w.alpha1.data);
-    u.conv1.push(t_, last, c_);
-    u.adain2.apply(c_, last);
-    snake(c_, w.alpha2.data);
-    u.conv2.push(c_, last, t_);
+    t = cur;
+    u.adain1.apply(t, last);
+    snake(t, w.alpha1.data);
+    u.conv1.push(t, last, c);
+    u.adain2.apply(c, last);
+    snake(c, w.alpha2.data);
+    u.conv2.push(c, last, t);
     // x = x + xt, on the columns the branch has completed.
-    u.skip.pop(t_.dim(1), skip_cols_);
-    skip_cols_.matrix() += t_.matrix();
-    std::swap(cur_, skip_cols_);
+    u.skip.take(cur, t.dim(1), skip_cols);
+    skip_cols.matrix() += t.matrix();
+    std::swap(cur, skip_cols);
   }
-  std::swap(out, cur_);
+  std::swap(out, cur);
 }
 
 }  // namespace kokoro

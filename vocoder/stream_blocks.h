@@ -65,7 +65,6 @@ class StreamSnakeResBlock {
   };
   const SnakeResBlock& b_;
   std::vector<std::unique_ptr<Unit>> units_;
-  Tensor cur_, t_, c_, skip_cols_;
 };
 
 }  // namespace kokoro

@@ -1,5 +1,6 @@
 #include "vocoder/stream_generator.h"
 
+#include <climits>
 #include <cmath>
 
 #include "core/error.h"
@@ -75,25 +76,24 @@ void StreamGenerator::push(const float* f0, int64_t n_f0, const Tensor& x, bool 
     Stage& s = stages_[i];
     s.noise_conv->push(har_, last, xs_);
     s.noise_res->push(xs_, last, xr_);
-    s.source_q.push(xr_);
     leaky_relu(x_, 0.1f);
     s.ups->push(x_, last, up_);
     if (s.reflect_pad) reflect_pad_left1(s, up_, last);
-    s.up_q.push(up_);
-    const int64_t m = std::min(s.source_q.size(), s.up_q.size());
-    s.up_q.pop(m, sum_);
-    s.source_q.pop(m, src_cols_);
+    // The two branches meet on the columns both have; each queue keeps only its branch's lead.
+    const int64_t m = std::min(s.source_q.size() + xr_.dim(1), s.up_q.size() + up_.dim(1));
+    s.up_q.take(up_, m, sum_);
+    s.source_q.take(xr_, m, src_cols_);
     sum_.matrix() += src_cols_.matrix();
+    if (res_.size() < s.resblocks.size()) res_.resize(s.resblocks.size());
+    int64_t m2 = INT64_MAX;
     for (size_t j = 0; j < s.resblocks.size(); ++j) {
-      s.resblocks[j]->push(sum_, last, r_);
-      s.res_q[j].push(r_);
+      s.resblocks[j]->push(sum_, last, res_[j]);
+      m2 = std::min(m2, s.res_q[j].size() + res_[j].dim(1));
     }
-    int64_t m2 = s.res_q[0].size();
-    for (const ColumnQueue& q : s.res_q) m2 = std::min(m2, q.size());
     // xs = r0; xs += r1; xs += r2; x = xs / num_kernels (a true division, as in the reference)
-    s.res_q[0].pop(m2, out_);
+    s.res_q[0].take(res_[0], m2, out_);
     for (size_t j = 1; j < s.res_q.size(); ++j) {
-      s.res_q[j].pop(m2, part_);
+      s.res_q[j].take(res_[j], m2, part_);
       out_.matrix() += part_.matrix();
     }
     out_.matrix().array() /= static_cast<float>(s.resblocks.size());

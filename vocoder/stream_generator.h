@@ -47,7 +47,9 @@ class StreamGenerator {
   IstftStream istft_;
   std::vector<Stage> stages_;
   std::unique_ptr<StreamConv1d> post_;
-  Tensor excitation_, har_, xs_, xr_, xu_, up_, src_cols_, up_cols_, sum_, r_, out_, part_, x_, post_out_, spec_, phase_, scratch_;
+  // This push's columns (nothing in them outlives a push; the state is in the layers and queues above).
+  Tensor excitation_, har_, xs_, xr_, up_, src_cols_, sum_, out_, part_, x_, post_out_, spec_, phase_, scratch_;
+  std::vector<Tensor> res_;  // each resblock's output, until the three are summed
 };
 
 }  // namespace kokoro

@@ -7,6 +7,32 @@
 
 namespace kokoro {
 
+namespace {
+// The window and the full output of every stream convolution on this thread (see stream_ops.h): one pair
+// per thread, not one per layer, so a slice's memory is a few buffers of its length.
+Tensor& stream_full_output() {
+  thread_local Tensor full;
+  return full;
+}
+}  // namespace
+
+Tensor& stream_window() {
+  thread_local Tensor window;
+  return window;
+}
+
+void build_window(const Tensor& context, const Tensor& x, int64_t zero_columns, Tensor& window) {
+  const int64_t C = x.dim(0), a = context.dim(1), b = x.dim(1), n = a + b + zero_columns;
+  if (context.rank() != 2 || context.dim(0) != C)
+    throw Error("build_window: context " + shape_to_string(context.shape()) + " for input " + shape_to_string(x.shape()));
+  window.resize({C, n});
+  for (int64_t c = 0; c < C; ++c) {
+    float* dst = std::copy_n(context.data() + c * a, a, window.data() + c * n);
+    dst = std::copy_n(x.data() + c * b, b, dst);
+    std::fill_n(dst, zero_columns, 0.0f);
+  }
+}
+
 void append_columns(Tensor& dst, const Tensor& src, Tensor& scratch) {
   if (src.rank() != 2) throw Error("append_columns: source must be [C, n], got " + shape_to_string(src.shape()));
   if (dst.rank() != 2 || dst.dim(1) == 0) {
@@ -75,6 +101,27 @@ void ColumnQueue::pop(int64_t n, Tensor& out) {
   first_ += n;
 }
 
+void ColumnQueue::take(const Tensor& incoming, int64_t n, Tensor& out) {
+  const int64_t C = data_.dim(0), s = size(), b = incoming.rank() == 2 ? incoming.dim(1) : 0;
+  if (b > 0 && incoming.dim(0) != C)
+    throw Error("ColumnQueue: " + shape_to_string(incoming.shape()) + " onto " + std::to_string(C) + " channels");
+  if (n < 0 || n > s + b)
+    throw Error("ColumnQueue: taking " + std::to_string(n) + " of " + std::to_string(s + b) + " columns");
+  if (&incoming == &out || &out == &data_) throw Error("ColumnQueue::take: output aliases an input (internal)");
+  const int64_t from_queue = std::min(n, s), from_incoming = n - from_queue;
+  const int64_t keep_queue = s - from_queue, keep_incoming = b - from_incoming, keep = keep_queue + keep_incoming;
+  out.resize({C, n});
+  scratch_.resize({C, keep});
+  for (int64_t c = 0; c < C; ++c) {
+    const float* q = data_.data() + c * s;
+    const float* in = incoming.data() + c * b;
+    std::copy_n(in, from_incoming, std::copy_n(q, from_queue, out.data() + c * n));
+    std::copy_n(in + from_incoming, keep_incoming, std::copy_n(q + from_queue, keep_queue, scratch_.data() + c * keep));
+  }
+  std::swap(data_, scratch_);
+  first_ += n;
+}
+
 void ColumnQueue::drop_before(int64_t index) {
   const int64_t n = std::min(index - first_, size());
   if (n <= 0) return;
@@ -92,8 +139,8 @@ StreamConv1d::StreamConv1d(const TensorView& w, const TensorView* bias, int stri
 }
 
 void StreamConv1d::begin() {
-  pending_.resize({in_channels(), padding_});
-  std::fill(pending_.data(), pending_.data() + pending_.numel(), 0.0f);
+  context_.resize({in_channels(), padding_});
+  std::fill(context_.data(), context_.data() + context_.numel(), 0.0f);
   ended_ = false;
 }
 
@@ -102,16 +149,18 @@ void StreamConv1d::push(const Tensor& x, bool last, Tensor& y) {
   if (x.rank() != 2 || x.dim(0) != in_channels())
     throw Error("stream conv1d " + name_ + ": expected [" + std::to_string(in_channels()) + ", n], got " +
                 shape_to_string(x.shape()));
-  append_columns(pending_, x, scratch_);
-  if (last) append_zero_columns(pending_, padding_, scratch_);
-  const int64_t n = pending_.dim(1);
+  Tensor& window = stream_window();
+  build_window(context_, x, last ? padding_ : 0, window);
+  const int64_t n = window.dim(1);
   if (n < span_) {
     if (last) throw Error("stream conv1d " + name_ + ": segment too short for the kernel");
+    copy_columns(window, 0, n, context_);
     y.resize({out_channels(), 0});
     return;
   }
-  conv1d(pending_, w_, bias_ ? &*bias_ : nullptr, stride_, 0, dilation_, y);
-  drop_front_columns(pending_, y.dim(1) * stride_, scratch_);
+  conv1d(window, w_, bias_ ? &*bias_ : nullptr, stride_, 0, dilation_, y);
+  const int64_t used = y.dim(1) * stride_;
+  copy_columns(window, used, n - used, context_);
   if (last) ended_ = true;
 }
 
@@ -127,8 +176,8 @@ StreamConvTranspose1d::StreamConvTranspose1d(const TensorView& w, const TensorVi
 }
 
 void StreamConvTranspose1d::begin() {
-  pending_.resize({w_.dim(0), 0});
-  pending_first_ = received_ = emitted_ = 0;
+  context_.resize({w_.dim(0), 0});
+  context_first_ = received_ = emitted_ = 0;
   ended_ = false;
 }
 
@@ -139,34 +188,37 @@ void StreamConvTranspose1d::push(const Tensor& x, bool last, Tensor& y) {
                 shape_to_string(x.shape()));
   const int64_t s = stride_, k = w_.dim(2), p = padding_;
   const int64_t out_ch = depthwise_ ? w_.dim(0) : w_.dim(1);
-  append_columns(pending_, x, scratch_);
+  // The inputs that can still reach an output not emitted yet (from context_first_ on), then the new ones.
+  Tensor& window = stream_window();
+  build_window(context_, x, 0, window);
   received_ += x.dim(1);
   if (last && received_ < 1) throw Error("stream conv_transpose1d " + name_ + ": empty segment");
   // The uncropped output position v = u + padding is complete once no later input can reach it.
   const int64_t end = last ? (received_ - 1) * s - 2 * p + k + output_padding_ : std::max(emitted_, received_ * s - p);
   const int64_t count = end - emitted_;
   if (count <= 0) {
+    copy_columns(window, 0, window.dim(1), context_);
     y.resize({out_ch, 0});
     if (last) ended_ = true;
     return;
   }
+  Tensor& full = stream_full_output();
   if (depthwise_) {
-    conv_transpose1d_depthwise(pending_, w_, bias_ ? &*bias_ : nullptr, s, 0, 0, full_);
+    conv_transpose1d_depthwise(window, w_, bias_ ? &*bias_ : nullptr, s, 0, 0, full);
   } else {
-    conv_transpose1d(pending_, w_, bias_ ? &*bias_ : nullptr, s, 0, 0, full_);
+    conv_transpose1d(window, w_, bias_ ? &*bias_ : nullptr, s, 0, 0, full);
   }
-  const int64_t offset = emitted_ + p - pending_first_ * s;  // column of full_ holding output emitted_
-  if (offset < 0 || offset + count > full_.dim(1))
+  const int64_t offset = emitted_ + p - context_first_ * s;  // column of `full` holding output emitted_
+  if (offset < 0 || offset + count > full.dim(1))
     throw Error("stream conv_transpose1d " + name_ + ": internal window error");
-  copy_columns(full_, offset, count, y);
+  copy_columns(full, offset, count, y);
   emitted_ = end;
   // Inputs that can still reach output `emitted_`: t >= ceil((emitted_ + p - k + 1) / s).
   const int64_t v = emitted_ + p - k + 1;
   const int64_t t_min = std::max<int64_t>(0, v <= 0 ? 0 : (v + s - 1) / s);
-  if (t_min > pending_first_) {
-    drop_front_columns(pending_, std::min(t_min - pending_first_, pending_.dim(1)), scratch_);
-    pending_first_ = std::min(t_min, received_);
-  }
+  const int64_t drop = t_min > context_first_ ? std::min(t_min - context_first_, window.dim(1)) : 0;
+  copy_columns(window, drop, window.dim(1) - drop, context_);
+  if (drop > 0) context_first_ = std::min(t_min, received_);
   if (last) ended_ = true;
 }
 

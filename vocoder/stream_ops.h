@@ -30,6 +30,13 @@ void copy_columns(const Tensor& src, int64_t c0, int64_t n, Tensor& dst);
 // Rows of several [C_i, n] tensors stacked into [sum C_i, n] (torch.cat along channels).
 void stack_rows(std::initializer_list<const Tensor*> parts, Tensor& out);
 
+// The per-thread buffer each stream convolution builds its window in: [kept context | new columns | zero
+// columns]. A layer keeps only its context between pushes (a few columns); with the whole window kept per
+// layer, a slice cost ~340 MB of RSS per second of its length (docs/streaming.md, "Memory of a slice").
+Tensor& stream_window();
+// window = [context | x | zero_columns zero columns] along time (same channels).
+void build_window(const Tensor& context, const Tensor& x, int64_t zero_columns, Tensor& window);
+
 // FIFO of columns with absolute indices (column i of the segment is the i-th column ever pushed).
 class ColumnQueue {
  public:
@@ -40,6 +47,9 @@ class ColumnQueue {
   int64_t end() const { return first_ + size(); }
   // The n oldest columns, removed.
   void pop(int64_t n, Tensor& out);
+  // The n oldest columns of [queued | incoming] into out; the rest of incoming is queued. A branch that
+  // meets another one this way keeps only its lead (the other branch's delay), never a whole slice.
+  void take(const Tensor& incoming, int64_t n, Tensor& out);
   // Drops every column before absolute index `index`.
   void drop_before(int64_t index);
   const Tensor& data() const { return data_; }  // queued columns [C, size()]
@@ -67,7 +77,7 @@ class StreamConv1d {
   int stride_, padding_, dilation_;
   int64_t span_;
   std::string name_;
-  Tensor pending_, scratch_;
+  Tensor context_;  // the last span - stride input columns (the zero padding at first)
   bool ended_ = true;
 };
 
@@ -85,8 +95,8 @@ class StreamConvTranspose1d {
   int stride_, padding_, output_padding_;
   bool depthwise_;
   std::string name_;
-  Tensor pending_, full_, scratch_;
-  int64_t pending_first_ = 0, received_ = 0, emitted_ = 0;
+  Tensor context_;  // inputs [context_first_, received_): those that can still reach an output not emitted
+  int64_t context_first_ = 0, received_ = 0, emitted_ = 0;
   bool ended_ = true;
 };
 
