@@ -7,8 +7,13 @@
 // column copy). Limits: relative error <= 1e-4 for every intermediate, durations identical.
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <memory>
+#include <thread>
+
 #include "acoustic/acoustic_model.h"
 #include "core/kernels.h"
+#include "core/precision.h"
 #include "tests/golden_support.h"
 
 using namespace kokoro;
@@ -118,6 +123,55 @@ TEST_P(AcousticGolden, EndToEndFromTokenIds) {
   ASSERT_EQ(out.durations, g.ints("pred_dur")) << g.name() << ": durations differ from the reference";
   for (const char* name : {"bert_dur", "d_en", "d", "lstm_x", "dur_sum", "en", "F0_pred", "N_pred", "t_en", "asr"})
     if (g.has(name)) check(g, name, seen.at(name));
+}
+
+// bf16-all (core/precision.h): ALBERT's products, its attention's included, in bf16. Its output against the
+// reference's, at bf16's tolerance (8 significant bits through 12 layers), and not equal to the fp32 output:
+// the bf16 path ran.
+TEST_P(AcousticGolden, AlbertInBf16WithinItsToleranceOfTheReference) {
+  if (!bf16_supported()) GTEST_SKIP() << "this CPU has no AVX512-BF16: ALBERT's bf16 path cannot be checked here";
+  const Fixture& f = fixture();
+  const Golden g(GetParam());
+  const std::vector<int64_t> ids = g.ints("input_ids");
+  Tensor fp32, bf16;
+  f.bert->forward(ids, fp32);
+  {
+    const ScopedKernelPrecision scope(Precision::bf16);
+    f.bert->forward(ids, bf16);
+  }
+  const Comparison c = compare(g, "bert_dur", bf16);
+  print_comparison(g.name(), "bert_dur (bf16)", c);
+  EXPECT_LE(c.worst(), 5e-2) << g.name();
+  double diff = 0;
+  for (int64_t i = 0; i < fp32.numel(); ++i) diff = std::max(diff, double(std::abs(fp32[i] - bf16[i])));
+  EXPECT_GT(diff, 0) << "bf16 equal to fp32: the bf16 path did not run";
+}
+
+// The same ids give the same bits on any thread, wherever its buffers happen to lie: each new thread has new
+// per-thread buffers at new heap addresses (a few odd-sized blocks are allocated first to move them). The
+// attention's scores were once in a 16-byte aligned buffer, and Eigen's row sums, which peel scalars up to
+// the first aligned packet, then added in an order that depended on the address: the audio differed from
+// process to process, by a few last bits of ALBERT and so, through the durations, by whole frames.
+TEST_P(AcousticGolden, AlbertInBf16IsTheSameOnEveryThread) {
+  if (!bf16_supported()) GTEST_SKIP() << "this CPU has no AVX512-BF16: ALBERT's bf16 path cannot be checked here";
+  const Fixture& f = fixture();
+  const Golden g(GetParam());
+  const std::vector<int64_t> ids = g.ints("input_ids");
+  auto run = [&](int junk_blocks, Tensor& out) {
+    std::vector<std::unique_ptr<char[]>> junk;
+    for (int i = 0; i < junk_blocks; ++i) junk.emplace_back(new char[static_cast<size_t>(16 * i + 8)]);
+    const ScopedKernelPrecision scope(Precision::bf16);
+    f.bert->forward(ids, out);
+  };
+  Tensor reference;
+  run(0, reference);
+  for (int t = 1; t <= 6; ++t) {
+    Tensor other;
+    std::thread([&] { run(t, other); }).join();
+    ASSERT_EQ(other.numel(), reference.numel());
+    EXPECT_EQ(0, std::memcmp(other.data(), reference.data(), sizeof(float) * static_cast<size_t>(other.numel())))
+        << g.name() << ": thread " << t << " computed other bits";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, AcousticGolden, ::testing::ValuesIn(golden_cases()),
