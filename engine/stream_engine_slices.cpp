@@ -100,16 +100,17 @@ bool StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, co
       if (release) synth_->model().release_resident_pages();
     }
     if (!push_audio(audio.data(), audio.numel(), generation)) return false;
-    if (release_after_first_slice) {
-      synth_->model().release_resident_pages();
-      release_after_first_slice = false;
-    }
     if (f < F) {
       preroll_decide_slices(f, F, slice, pace(), start_pace, true);
     } else if (seg_.last) {
       if (preroll_.active) preroll_release();
     } else {
       preroll_decide_slices(F, F, slice, pace(), start_pace, false);  // the next segment's vocoding has not started
+    }
+    // After the pre-roll's decision, which lets the first slice play: releasing takes ~6 ms.
+    if (release_after_first_slice) {
+      synth_->model().release_resident_pages();
+      release_after_first_slice = false;
     }
   }
   if (pace_audio > 0) slice_pace_ = slice_pace_ > 0 ? updated_preroll_rtf(slice_pace_, pace_seconds / pace_audio) : pace_seconds / pace_audio;
