@@ -110,7 +110,7 @@ void StreamSnakeResBlock::begin(const float* style, NormPolicy& policy) {
 void StreamSnakeResBlock::push(const Tensor& x, bool last, Tensor& out) {
   if (x.rank() != 2 || x.dim(0) != b_.channels_)
     throw Error("stream SnakeResBlock: expected [" + std::to_string(b_.channels_) + ", n], got " + shape_to_string(x.shape()));
-  // Working columns of this push, shared by every block on the thread (stream_ops.h, stream_window): a block
+  // Working columns of this push, shared by every block on the thread (stream_ops.h, "Memory"): a block
   // keeps only its convolutions' context and its skip connections' lead.
   thread_local Tensor cur, t, c, skip_cols;
   cur = x;

@@ -8,18 +8,17 @@
 namespace kokoro {
 
 namespace {
-// The window and the full output of every stream convolution on this thread (see stream_ops.h): one pair
-// per thread, not one per layer, so a slice's memory is a few buffers of its length.
+// The window and the full output of every stream convolution on this thread: one pair per thread, not one
+// per layer, so a slice's memory is a few buffers of its length (stream_ops.h, "Memory").
+Tensor& stream_window() {
+  thread_local Tensor window;
+  return window;
+}
 Tensor& stream_full_output() {
   thread_local Tensor full;
   return full;
 }
 }  // namespace
-
-Tensor& stream_window() {
-  thread_local Tensor window;
-  return window;
-}
 
 void build_window(const Tensor& context, const Tensor& x, int64_t zero_columns, Tensor& window) {
   const int64_t C = x.dim(0), a = context.dim(1), b = x.dim(1), n = a + b + zero_columns;

@@ -30,10 +30,10 @@ void copy_columns(const Tensor& src, int64_t c0, int64_t n, Tensor& dst);
 // Rows of several [C_i, n] tensors stacked into [sum C_i, n] (torch.cat along channels).
 void stack_rows(std::initializer_list<const Tensor*> parts, Tensor& out);
 
-// The per-thread buffer each stream convolution builds its window in: [kept context | new columns | zero
-// columns]. A layer keeps only its context between pushes (a few columns); with the whole window kept per
-// layer, a slice cost ~340 MB of RSS per second of its length (docs/streaming.md, "Memory of a slice").
-Tensor& stream_window();
+// Memory: a stream convolution keeps only its context between pushes (a few columns) and builds each push's
+// window, [kept context | new columns | zero columns], in a buffer of its thread shared by every layer; with
+// the whole window kept per layer, a slice cost ~340 MB of RSS per second of its length (docs/streaming.md,
+// "Memory of a slice").
 // window = [context | x | zero_columns zero columns] along time (same channels).
 void build_window(const Tensor& context, const Tensor& x, int64_t zero_columns, Tensor& window);
 
