@@ -1,5 +1,7 @@
 #include "vocoder/stream_decoder.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "core/kernels.h"
 
@@ -55,14 +57,6 @@ void StreamDecoder::begin(const float* style, NoiseSource& noise, NormPolicy& po
   active_ = true;
 }
 
-namespace {
-int64_t min_size(std::initializer_list<const ColumnQueue*> qs) {
-  int64_t m = (*qs.begin())->size();
-  for (const ColumnQueue* q : qs) m = std::min(m, q->size());
-  return m;
-}
-}  // namespace
-
 void StreamDecoder::push(const Tensor& asr, const float* f0, const float* n, bool last, Tensor& audio) {
   if (!active_) throw Error("stream decoder: push outside a segment (call begin first)");
   if (input_ != Input::aligned_frames) throw Error("stream decoder: begun for decoder features, not frames");
@@ -78,36 +72,29 @@ void StreamDecoder::push(const Tensor& asr, const float* f0, const float* n, boo
   n_row_ = m ? Tensor::from(n, {1, 2 * m}) : Tensor({1, 0});
   f0_conv_.push(f0_row_, last, F0_);
   n_conv_.push(n_row_, last, N_);
-  enc_asr_.push(asr);
-  enc_f0_.push(F0_);
-  enc_n_.push(N_);
   if (m > 0) {
     dec_.asr_residual(asr, asr_res_);
   } else {
     asr_res_.resize({64, 0});
   }
-  for (size_t i = 0; i < decode_.size(); ++i) {
-    dec_res_[i].push(asr_res_);
-    dec_f0_[i].push(F0_);
-    dec_n_[i].push(N_);
-  }
 
-  // x = encode([asr; F0; N]) on the columns all three have.
-  const int64_t me = min_size({&enc_asr_, &enc_f0_, &enc_n_});
-  enc_asr_.pop(me, a_);
-  enc_f0_.pop(me, b_);
-  enc_n_.pop(me, c_);
+  // Each block's inputs meet on the columns all of them have (ColumnQueue::take queues only a branch's lead).
+  // x = encode([asr; F0; N]).
+  const int64_t me = std::min({enc_asr_.size() + m, enc_f0_.size() + F0_.dim(1), enc_n_.size() + N_.dim(1)});
+  enc_asr_.take(asr, me, a_);
+  enc_f0_.take(F0_, me, b_);
+  enc_n_.take(N_, me, c_);
   stack_rows({&a_, &b_, &c_}, in_);
   encode_->push(in_, last, x_);
 
   // x = decode_i([x; asr_res; F0; N]).
   for (size_t i = 0; i < decode_.size(); ++i) {
-    dec_x_[i].push(x_);
-    const int64_t md = min_size({&dec_x_[i], &dec_res_[i], &dec_f0_[i], &dec_n_[i]});
-    dec_x_[i].pop(md, a_);
-    dec_res_[i].pop(md, b_);
-    dec_f0_[i].pop(md, c_);
-    dec_n_[i].pop(md, d_);
+    const int64_t md = std::min({dec_x_[i].size() + x_.dim(1), dec_res_[i].size() + asr_res_.dim(1),
+                                 dec_f0_[i].size() + F0_.dim(1), dec_n_[i].size() + N_.dim(1)});
+    dec_x_[i].take(x_, md, a_);
+    dec_res_[i].take(asr_res_, md, b_);
+    dec_f0_[i].take(F0_, md, c_);
+    dec_n_[i].take(N_, md, d_);
     stack_rows({&a_, &b_, &c_, &d_}, in_);
     decode_[i]->push(in_, last, next_);
     std::swap(x_, next_);

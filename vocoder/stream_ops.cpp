@@ -51,12 +51,6 @@ void append_columns(Tensor& dst, const Tensor& src, Tensor& scratch) {
   std::swap(dst, scratch);
 }
 
-void append_zero_columns(Tensor& dst, int64_t n, Tensor& scratch) {
-  if (n <= 0) return;
-  Tensor zeros({dst.dim(0), n});
-  append_columns(dst, zeros, scratch);
-}
-
 void drop_front_columns(Tensor& t, int64_t n, Tensor& scratch) {
   if (n <= 0) return;
   const int64_t C = t.dim(0), T = t.dim(1);
@@ -92,13 +86,6 @@ void ColumnQueue::clear(int64_t channels) {
 }
 
 void ColumnQueue::push(const Tensor& cols) { append_columns(data_, cols, scratch_); }
-
-void ColumnQueue::pop(int64_t n, Tensor& out) {
-  if (n > size()) throw Error("ColumnQueue: popping " + std::to_string(n) + " of " + std::to_string(size()) + " columns");
-  copy_columns(data_, 0, n, out);
-  drop_front_columns(data_, n, scratch_);
-  first_ += n;
-}
 
 void ColumnQueue::take(const Tensor& incoming, int64_t n, Tensor& out) {
   const int64_t C = data_.dim(0), s = size(), b = incoming.rank() == 2 ? incoming.dim(1) : 0;

@@ -21,8 +21,6 @@ namespace kokoro {
 
 // dst = [dst | src] along time (same channels); scratch is reused storage.
 void append_columns(Tensor& dst, const Tensor& src, Tensor& scratch);
-// dst = [dst | n zero columns].
-void append_zero_columns(Tensor& dst, int64_t n, Tensor& scratch);
 // Removes the first n columns of t.
 void drop_front_columns(Tensor& t, int64_t n, Tensor& scratch);
 // dst = src[:, c0 : c0 + n].
@@ -45,8 +43,6 @@ class ColumnQueue {
   int64_t size() const { return data_.rank() == 2 ? data_.dim(1) : 0; }
   int64_t first() const { return first_; }  // absolute index of the oldest queued column
   int64_t end() const { return first_ + size(); }
-  // The n oldest columns, removed.
-  void pop(int64_t n, Tensor& out);
   // The n oldest columns of [queued | incoming] into out; the rest of incoming is queued. A branch that
   // meets another one this way keeps only its lead (the other branch's delay), never a whole slice.
   void take(const Tensor& incoming, int64_t n, Tensor& out);
