@@ -35,8 +35,12 @@ void AcousticModel::forward(const std::vector<int64_t>& ids, const float* style,
     throw Error(std::to_string(ids.size()) + " tokens exceed the model's context of " + std::to_string(max_tokens()) +
                 " (510 phonemes + 2 boundary tokens); split the text");
   const float* prosody_style = style + style_dim_;  // ref_s[:, 128:]
-  // bf16 (core/precision.h) reaches the acoustic model only when asked for everywhere (bf16-all).
-  const ScopedKernelPrecision kernels(precision() == Precision::bf16_all ? Precision::bf16 : Precision::fp32);
+  // bf16 (core/precision.h) reaches the acoustic model only when asked for everywhere (bf16-all, int8); int8
+  // is seen by ALBERT only, the other kernels treat it as bf16.
+  const Precision p = precision();
+  const ScopedKernelPrecision kernels(p == Precision::int8       ? Precision::int8
+                                      : p == Precision::bf16_all ? Precision::bf16
+                                                                 : Precision::fp32);
   Tensor bert_dur, d_en, d, dur_sum, en, t_en;
   bert_.forward(ids, bert_dur);
   trace(t, "bert_dur", bert_dur);

@@ -73,11 +73,12 @@ function(kokoro_compute_part part)
     endif()
     set_target_properties(${t} PROPERTIES KOKORO_BF16_KERNELS ${bf16} KOKORO_KERNEL_VARIANT ${variant})
   endforeach()
-  # The bf16 kernels (AVX512-BF16 intrinsics) get -mavx512bf16 in the variants that have it; they only run
-  # once bf16_supported() has seen the CPU report avx512bf16.
+  # The bf16 and int8 kernels (AVX512-BF16 and AVX512-VNNI intrinsics) get -mavx512bf16 -mavx512vnni in the
+  # variants that have them (every CPU with BF16 has VNNI); they only run once bf16_supported() or
+  # int8_supported() has seen the CPU report the extension.
   if(P_BF16_SOURCES)
     set_source_files_properties(${P_BF16_SOURCES} PROPERTIES COMPILE_OPTIONS
-      "$<$<BOOL:$<TARGET_PROPERTY:KOKORO_BF16_KERNELS>>:-mavx512bf16>")
+      "$<$<BOOL:$<TARGET_PROPERTY:KOKORO_BF16_KERNELS>>:-mavx512bf16;-mavx512vnni>")
   endif()
   set_property(GLOBAL APPEND PROPERTY KOKORO_COMPUTE_PARTS ${part})
   set_property(GLOBAL APPEND PROPERTY KOKORO_COMPUTE_PRIVATE_LINK ${P_PRIVATE_LINK})

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "core/error.h"
+#include "core/int8_gemm.h"
 
 namespace kokoro {
 
@@ -13,6 +14,8 @@ void require_supported(Precision p, const std::string& origin) {
   if (p != Precision::fp32 && !bf16_supported())
     throw Error(origin + ": bf16 needs AVX512-BF16 (avx512_bf16 in /proc/cpuinfo, and the x86-64-v4 kernels or a "
                 "-march=native build on such a CPU); use fp32");
+  if (p == Precision::int8 && !int8_precision_supported())
+    throw Error(origin + ": int8 needs AVX512-VNNI (avx512_vnni in /proc/cpuinfo) beside AVX512-BF16; use bf16-all");
 }
 
 Precision initial_precision() {
@@ -42,15 +45,23 @@ bool bf16_supported() {
 #endif
 }
 
+bool int8_precision_supported() { return bf16_supported() && int8_supported(); }
+
 Precision parse_precision(const std::string& name, const std::string& what) {
   if (name == "fp32") return Precision::fp32;
   if (name == "bf16") return Precision::bf16;
   if (name == "bf16-all") return Precision::bf16_all;
-  throw Error(what + ": unknown precision '" + name + "' (expected fp32, bf16 or bf16-all)");
+  if (name == "int8") return Precision::int8;
+  throw Error(what + ": unknown precision '" + name + "' (expected fp32, bf16, bf16-all or int8)");
 }
 
 const char* precision_name(Precision p) {
-  return p == Precision::bf16 ? "bf16" : p == Precision::bf16_all ? "bf16-all" : "fp32";
+  switch (p) {
+    case Precision::bf16: return "bf16";
+    case Precision::bf16_all: return "bf16-all";
+    case Precision::int8: return "int8";
+    default: return "fp32";
+  }
 }
 
 Precision recommended_precision() { return bf16_supported() ? Precision::bf16_all : Precision::fp32; }

@@ -14,12 +14,18 @@ namespace kokoro {
 //           durations and F0 are exactly the fp32 ones and only the vocoder's own rounding shows.
 // bf16_all: also the acoustic model (ALBERT's linear layers, the prosody convolutions): a faster text side,
 //           but a duration can move by a frame now and then (durations are rounded sums).
-enum class Precision { fp32, bf16, bf16_all };
+// int8:     bf16_all, and ALBERT's linear layers in 8-bit integers (core/int8_gemm.h, AVX512-VNNI: twice
+//           bf16's rate, ALBERT ~1.6x faster): the largest piece of a long sentence's first audio. Coarser
+//           than bf16 (8 bits relative to a row's range, not to each value), so durations move by a frame
+//           ~5x as often as in bf16_all (docs/benchmarks.md). Kernels other than ALBERT's treat it as bf16.
+enum class Precision { fp32, bf16, bf16_all, int8 };
 
 // True when this binary was compiled with AVX512-BF16 and the CPU reports it.
 bool bf16_supported();
+// True when int8 can run: bf16_supported() and the VNNI kernels (int8_supported(), core/int8_gemm.h).
+bool int8_precision_supported();
 
-// "fp32" / "bf16" / "bf16-all" -> Precision; anything else throws, naming `what` (e.g. "--precision").
+// "fp32" / "bf16" / "bf16-all" / "int8" -> Precision; anything else throws, naming `what` (e.g. "--precision").
 Precision parse_precision(const std::string& name, const std::string& what);
 const char* precision_name(Precision p);
 

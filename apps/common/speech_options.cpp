@@ -56,10 +56,11 @@ void add_speech_options(CLI::App& app, SpeechOptions& o) {
   app.add_option("--precision", o.precision,
                  "Arithmetic of the largest products: fp32 (identical to the reference), bf16 (vocoder "
                  "convolutions in bf16, AVX512-BF16 CPUs only, same durations and F0 as fp32) or bf16-all (the "
-                 "acoustic model too: ~1.9x faster than fp32, a duration moves by a frame now and then; "
-                 "docs/benchmarks.md has their fidelity). Default: $KOKORO_PRECISION, then bf16-all where the CPU "
+                 "acoustic model too: ~1.9x faster than fp32, a duration moves by a frame now and then) or int8 "
+                 "(bf16-all with ALBERT's products in 8 bits, AVX512-VNNI: ALBERT ~1.6x faster, durations move "
+                 "by a frame ~5x as often; docs/benchmarks.md has their fidelity). Default: $KOKORO_PRECISION, then bf16-all where the CPU "
                  "has it, else fp32")
-      ->check(CLI::IsMember({"fp32", "bf16", "bf16-all"}));
+      ->check(CLI::IsMember({"fp32", "bf16", "bf16-all", "int8"}));
   app.add_option("--seed", o.seed, "Noise seed (same seed, same audio)")->capture_default_str();
   app.add_option("--first-words", o.first_words, "Cut the first segment of an utterance after N words (0: never; a cut changes the sentence's prosody, and the segments after it are whole sentences that grow with the audio before them)")->capture_default_str();
   app.add_option("--lexicon", o.lexicon,

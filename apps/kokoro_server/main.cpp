@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
   app.add_option("--model", model, "Model file (default: as kokoro-say finds it)");
   app.add_option("--assets", assets, "Assets directory (config.json, voices/, lexicons/)");
   app.add_option("--threads", threads, "Compute threads of the model (0: the engine's default)")->check(CLI::Range(0, 64));
-  app.add_option("--precision", precision, "fp32, bf16 or bf16-all (default: the engine's)");
+  app.add_option("--precision", precision, "fp32, bf16, bf16-all or int8 (default: the engine's)");
   app.add_flag("--zeroconf", zeroconf, "Announce the Wyoming service as _wyoming._tcp through Avahi");
   app.add_flag("--no-warmup", no_warmup, "Skip the unheard warm-up sentence at start");
   app.add_flag("-v,--verbose", verbose, "Engine debug messages on stderr");

@@ -29,7 +29,7 @@ from .events import KIND_BY_CODE, SAMPLE_RATE, ByteToChar, Event
 
 Audio = npt.NDArray[np.float32]
 
-PRECISIONS = ("fp32", "bf16", "bf16-all")
+PRECISIONS = ("fp32", "bf16", "bf16-all", "int8")
 # Sessions kept for reuse once their stream has ended (a new one costs its engine threads, tens of ms).
 IDLE_SESSIONS = 4
 # Chunks (and events) waiting for the consumer before the engine's output thread is held back. The engine
@@ -54,7 +54,7 @@ class Engine:
 
     model_path/assets_dir: None finds them as the C API does ($KOKORO_MODEL / $KOKORO_ASSETS, then the data
     installed with the package, where kokoro_rt.fetch_model() puts the model, then the source tree it was
-    built from). threads: compute threads (default 2). precision: "fp32", "bf16" or "bf16-all" (default:
+    built from). threads: compute threads (default 2). precision: "fp32", "bf16", "bf16-all" or "int8" (default:
     $KOKORO_PRECISION, else bf16-all where the CPU has AVX512-BF16, else fp32). threads and precision are
     process-wide in libkokoro: the last Engine opened sets them.
     """
