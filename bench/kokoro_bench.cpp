@@ -203,7 +203,7 @@ int main(int argc, char** argv) {
   app.add_flag("--json", json, "Print JSON on stdout instead of the table");
   app.add_option("--json-file", json_file, "Also write the JSON to this file");
   app.add_option("--plot", plot_dir, "Write ttfa_cdf.png and stages.png into this directory (gnuplot)");
-  app.add_option("--precision", precision_opt, "fp32, bf16, bf16-all or int8 (default: KOKORO_PRECISION, then the programs' default: bf16-all where the CPU has it, else fp32)")
+  app.add_option("--precision", precision_opt, "fp32, bf16, bf16-all or int8 (default: KOKORO_PRECISION, then the programs' default: int8 where the CPU has AVX512-VNNI and -BF16, bf16-all where it has AVX512-BF16, else fp32)")
       ->check(CLI::IsMember({"fp32", "bf16", "bf16-all", "int8"}));
   app.add_flag("--no-peak", no_peak, "Skip the GEMM peak measurement");
   int streams = 0, slots = 0;

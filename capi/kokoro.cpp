@@ -106,7 +106,7 @@ std::shared_ptr<kokoro_model> open_model(const kokoro_config* config) {
     else if (const char* env = std::getenv("KOKORO_PRECISION"); env && *env)
       kokoro::set_precision(kokoro::parse_precision(env, "KOKORO_PRECISION"));
     else
-      kokoro::set_precision(kokoro::recommended_precision());  // as kokoro-say: bf16-all where the CPU has it
+      kokoro::set_precision(kokoro::recommended_precision());  // as kokoro-say: int8 or bf16-all where the CPU has them
     kokoro::set_num_threads(c.threads ? c.threads : 2);
     // Slots for the scheduler: the compute threads, but no more than the machine's cores.
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

@@ -112,17 +112,24 @@ void pack_weights_s8(const float* w, int64_t ldw, int64_t K, int64_t N, int8_t* 
 namespace {
 
 #ifdef KOKORO_HAVE_VNNI
+// acc + the four-byte dot products of u and s in each 32-bit lane. GCC's builtin on its own vector type: with
+// __m512i (8 x int64) and the intrinsic's casts to 16 x int32 around every vpdpbusd, GCC 12 kept the
+// accumulators on the stack (half the instruction rate). Clang has no such builtin and needs no such help.
+inline __v16si dpbusd(__v16si acc, __v16si u, __v16si s) {
+#if defined(__clang__)
+  return (__v16si)_mm512_dpbusd_epi32((__m512i)acc, (__m512i)u, (__m512i)s);
+#else
+  return __builtin_ia32_vpdpbusd_v16si(acc, u, s);
+#endif
+}
+
 // MR rows x 16 NV columns over the whole K: MR * NV int32 accumulators stay in registers; per quad of k, NV
 // panel loads and MR broadcasts of a row's four bytes feed MR * NV vpdpbusd. The epilogue dequantises.
-// The row's scales and offsets come as plain pointers, not through RowsU8: with the struct in reach GCC kept the
-// accumulators on the stack (half the instruction rate).
 template <int MR, int NV>
 void micro_kernel(const uint8_t* a, int64_t lda, int64_t quads, const int8_t* panel, int64_t panel_stride,
                   const float* sa, const float* oa, const float* sw, const float* swc, const float* bias, float* y,
                   int64_t ldy) {
-  // GCC's own vector type for the accumulators: with __m512i (8 x int64) and the intrinsic's casts to 16 x int32
-  // around every vpdpbusd, GCC 12 kept them on the stack (half the instruction rate).
-  __v16si acc[MR][NV];
+  __v16si acc[MR][NV];  // GCC's own vector type (dpbusd above)
   for (int r = 0; r < MR; ++r)
     for (int v = 0; v < NV; ++v) acc[r][v] = __v16si{};
   for (int64_t kq = 0; kq < quads; ++kq) {
@@ -132,7 +139,7 @@ void micro_kernel(const uint8_t* a, int64_t lda, int64_t quads, const int8_t* pa
       int32_t quad;
       std::memcpy(&quad, a + r * lda + 4 * kq, 4);
       const __v16si av = (__v16si)_mm512_set1_epi32(quad);
-      for (int v = 0; v < NV; ++v) acc[r][v] = __builtin_ia32_vpdpbusd_v16si(acc[r][v], av, b[v]);
+      for (int v = 0; v < NV; ++v) acc[r][v] = dpbusd(acc[r][v], av, b[v]);
     }
   }
   for (int v = 0; v < NV; ++v) {

@@ -64,7 +64,10 @@ const char* precision_name(Precision p) {
   }
 }
 
-Precision recommended_precision() { return bf16_supported() ? Precision::bf16_all : Precision::fp32; }
+Precision recommended_precision() {
+  if (int8_precision_supported()) return Precision::int8;
+  return bf16_supported() ? Precision::bf16_all : Precision::fp32;
+}
 
 void set_precision(Precision p) {
   require_supported(p, "set_precision");

@@ -90,8 +90,9 @@ typedef struct kokoro_config {
   const char* assets_dir;  /* config.json, voices/, lexicons/. NULL: $KOKORO_ASSETS, then
                               <prefix>/share/kokoro-rt/assets when installed, then the build tree's */
   int threads;             /* compute threads (1..64). 0: 2. Process-wide: the last kokoro_open sets it */
-  const char* precision;   /* "fp32", "bf16", "bf16-all", "int8". NULL: $KOKORO_PRECISION, then "bf16-all" where the
-                              CPU has AVX512-BF16, else "fp32". Process-wide */
+  const char* precision;   /* "fp32", "bf16", "bf16-all", "int8". NULL: $KOKORO_PRECISION, then "int8" where the
+                              CPU has AVX512-VNNI and AVX512-BF16, "bf16-all" where it has AVX512-BF16, else
+                              "fp32". Process-wide */
   int verbose;             /* nonzero: the engine's debug messages on stderr (default: warnings and errors
                               only). Process-wide. The library never writes to stdout */
 } kokoro_config;

@@ -180,20 +180,24 @@ TEST_P(AcousticGolden, AlbertInBf16IsTheSameOnEveryThread) {
   const Fixture& f = fixture();
   const Golden g(GetParam());
   const std::vector<int64_t> ids = g.ints("input_ids");
-  auto run = [&](int junk_blocks, Tensor& out) {
-    std::vector<std::unique_ptr<char[]>> junk;
-    for (int i = 0; i < junk_blocks; ++i) junk.emplace_back(new char[static_cast<size_t>(16 * i + 8)]);
-    const ScopedKernelPrecision scope(Precision::bf16);
-    f.bert->forward(ids, out);
-  };
-  Tensor reference;
-  run(0, reference);
-  for (int t = 1; t <= 6; ++t) {
-    Tensor other;
-    std::thread([&] { run(t, other); }).join();
-    ASSERT_EQ(other.numel(), reference.numel());
-    EXPECT_EQ(0, std::memcmp(other.data(), reference.data(), sizeof(float) * static_cast<size_t>(other.numel())))
-        << g.name() << ": thread " << t << " computed other bits";
+  std::vector<Precision> precisions{Precision::bf16};
+  if (int8_precision_supported()) precisions.push_back(Precision::int8);  // the same holds for the int8 path
+  for (const Precision p : precisions) {
+    auto run = [&](int junk_blocks, Tensor& out) {
+      std::vector<std::unique_ptr<char[]>> junk;
+      for (int i = 0; i < junk_blocks; ++i) junk.emplace_back(new char[static_cast<size_t>(16 * i + 8)]);
+      const ScopedKernelPrecision scope(p);
+      f.bert->forward(ids, out);
+    };
+    Tensor reference;
+    run(0, reference);
+    for (int t = 1; t <= 6; ++t) {
+      Tensor other;
+      std::thread([&] { run(t, other); }).join();
+      ASSERT_EQ(other.numel(), reference.numel());
+      EXPECT_EQ(0, std::memcmp(other.data(), reference.data(), sizeof(float) * static_cast<size_t>(other.numel())))
+          << g.name() << ", " << precision_name(p) << ": thread " << t << " computed other bits";
+    }
   }
 }
 

@@ -18,17 +18,13 @@
 #include "core/weight_cache.h"
 #include "core/winograd.h"
 
+#include "tests/random_values.h"
+
 using namespace kokoro;
 
 namespace {
 
-std::vector<float> randn(size_t n, unsigned seed, float scale = 1.0f) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> d(0.0f, scale);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
+using test::randn;
 
 // Restores fp32 when a test ends, whatever happened.
 struct PrecisionGuard {

@@ -15,17 +15,13 @@
 #include "core/parallel.h"
 #include "core/precision.h"
 
+#include "tests/random_values.h"
+
 using namespace kokoro;
 
 namespace {
 
-std::vector<float> randn(size_t n, unsigned seed, float scale = 1.0f) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> d(0.0f, scale);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
+using test::randn;
 
 #define REQUIRE_INT8()                                                                                           \
   if (!int8_precision_supported())                                                                              \

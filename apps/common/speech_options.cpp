@@ -58,7 +58,7 @@ void add_speech_options(CLI::App& app, SpeechOptions& o) {
                  "convolutions in bf16, AVX512-BF16 CPUs only, same durations and F0 as fp32) or bf16-all (the "
                  "acoustic model too: ~1.9x faster than fp32, a duration moves by a frame now and then) or int8 "
                  "(bf16-all with ALBERT's products in 8 bits, AVX512-VNNI: ALBERT ~1.6x faster, durations move "
-                 "by a frame ~5x as often; docs/benchmarks.md has their fidelity). Default: $KOKORO_PRECISION, then bf16-all where the CPU "
+                 "by a frame ~5x as often; docs/benchmarks.md has their fidelity). Default: $KOKORO_PRECISION, then int8 where the CPU has AVX512-VNNI and -BF16, bf16-all where it "
                  "has it, else fp32")
       ->check(CLI::IsMember({"fp32", "bf16", "bf16-all", "int8"}));
   app.add_option("--seed", o.seed, "Noise seed (same seed, same audio)")->capture_default_str();
@@ -104,7 +104,7 @@ SpeechEngine load_speech_engine(const SpeechOptions& o) {
   if (!o.precision.empty())
     set_precision(parse_precision(o.precision, "--precision"));
   else if (!std::getenv("KOKORO_PRECISION"))
-    set_precision(recommended_precision());  // bf16-all where the CPU has it; fp32 is one flag away
+    set_precision(recommended_precision());  // int8 or bf16-all where the CPU has them; fp32 is one flag away
   const std::string model = default_model_path(o.model);
   const bool slice = parse_synthesis_mode(o.mode) == SynthesisMode::slice;
   // oneDNN's GEMM kernels are generated while the model opens, not in the first sentence's first product.

@@ -34,8 +34,9 @@ struct SpeechOptions {
   std::string mode = "slice";  // exact | slice (engine/stream_options.h; docs/streaming.md: why slice)
   double first_slice = StreamOptions{}.first_chunk_frames * 0.025;  // slice mode: an utterance's first slice (s)
   double max_slice = StreamOptions{}.max_chunk_frames * 0.025;      // slice mode: the longest slice (s)
-  // fp32 | bf16 | bf16-all; empty: $KOKORO_PRECISION, then bf16-all where the CPU has AVX512-BF16 (same
-  // transcripts and DNSMOS as fp32; docs/benchmarks.md), else fp32 (core/precision.h).
+  // fp32 | bf16 | bf16-all | int8; empty: $KOKORO_PRECISION, then int8 where the CPU has AVX512-VNNI and -BF16,
+  // bf16-all where it has AVX512-BF16 (same transcripts and DNSMOS as fp32; docs/benchmarks.md), else fp32
+  // (core/precision.h).
   std::string precision;
   std::string lexicon;         // user lexicon file (frontend/user_lexicon.h); empty: none
   bool no_markup = false;      // read misaki's inline markup [word](/phonemes/) as plain text

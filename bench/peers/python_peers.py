@@ -63,8 +63,9 @@ def open_rt(args):
     from kokoro_rt.compat import Kokoro
     kokoro = Kokoro(None, None, threads=args.threads)
     import os
-    precision = os.environ.get("KOKORO_PRECISION") or ("bf16-all" if "avx512_bf16" in open("/proc/cpuinfo").read()
-                                                      else "fp32")
+    flags = open("/proc/cpuinfo").read()
+    precision = os.environ.get("KOKORO_PRECISION") or (
+        ("int8" if "avx512_vnni" in flags else "bf16-all") if "avx512_bf16" in flags else "fp32")
     return kokoro, f"kokoro_rt {kokoro_rt.library_version()} (compat.Kokoro, slice mode, {precision})"
 
 

@@ -55,7 +55,8 @@ class Engine:
     model_path/assets_dir: None finds them as the C API does ($KOKORO_MODEL / $KOKORO_ASSETS, then the data
     installed with the package, where kokoro_rt.fetch_model() puts the model, then the source tree it was
     built from). threads: compute threads (default 2). precision: "fp32", "bf16", "bf16-all" or "int8" (default:
-    $KOKORO_PRECISION, else bf16-all where the CPU has AVX512-BF16, else fp32). threads and precision are
+    $KOKORO_PRECISION, else int8 where the CPU has AVX512-VNNI and -BF16, bf16-all where it has AVX512-BF16, else
+    fp32). threads and precision are
     process-wide in libkokoro: the last Engine opened sets them.
     """
 
