@@ -162,12 +162,22 @@ void linear_rows_int8(const Tensor& x, const Int8Rows& xq, const TensorView& w, 
   parallel_ranges(panels, 2, static_cast<int>(parts), [&](int64_t p0, int64_t p1) {
     const int64_t n0 = 16 * p0, n1 = 16 * p1;
     gemm_u8s8(xq.q, packed.data, out, n0, n1, bias ? bias->data : nullptr, y.data(), out);
-    for (const int64_t c : xq.outliers) {
-      const uint16_t* wt = packed_s8_transposed_row(packed.data, in, out, c);
-      for (int64_t t = 0; t < T; ++t) {
-        const float v = x[t * in + c];
-        float* yr = y.data() + t * out;
-        for (int64_t n = n0; n < n1; ++n) yr[n] += v * from_bf16(wt[n]);
+    if (xq.outliers.empty()) return;
+    // The outliers' weights for these columns as fp32 rows, then row by row of y (it stays in L1 while every
+    // outlier is added, in the order of the channels).
+    const int64_t k = static_cast<int64_t>(xq.outliers.size()), n = n1 - n0;
+    thread_local std::vector<float> wf;
+    wf.resize(static_cast<size_t>(k * n));
+    for (int64_t j = 0; j < k; ++j) {
+      const uint16_t* wt = packed_s8_transposed_row(packed.data, in, out, xq.outliers[j]) + n0;
+      for (int64_t i = 0; i < n; ++i) wf[j * n + i] = from_bf16(wt[i]);
+    }
+    for (int64_t t = 0; t < T; ++t) {
+      float* yr = y.data() + t * out + n0;
+      for (int64_t j = 0; j < k; ++j) {
+        const float v = x[t * in + xq.outliers[j]];
+        const float* w = wf.data() + j * n;
+        for (int64_t i = 0; i < n; ++i) yr[i] += v * w[i];
       }
     }
   });
