@@ -34,6 +34,7 @@ void quantize_rows_u8(const float* x, int64_t ldx, int64_t rows, int64_t K, Rows
   out.q.resize(static_cast<size_t>(rows * K));
   out.scale.resize(static_cast<size_t>(rows));
   out.offset.resize(static_cast<size_t>(rows));
+  if (K <= 0) return;
   thread_local std::vector<float> copy;  // one row with the zeroed channels, while it is in cache
   if (n_zeroed > 0) copy.resize(static_cast<size_t>(K));
   for (int64_t r = 0; r < rows; ++r) {
@@ -56,16 +57,15 @@ void quantize_rows_u8(const float* x, int64_t ldx, int64_t rows, int64_t K, Rows
     hi_v = _mm512_reduce_max_ps(vmax);
 #endif
     for (; k < K; ++k) lo_v = std::min(lo_v, row[k]), hi_v = std::max(hi_v, row[k]);
-    const float* lo = &lo_v;
     const float range = hi_v - lo_v;
     // Quantised as (x - lo) * inv rounded to nearest even, in this order in both paths below: the same bytes.
     const float inv = range > 0 ? 255.0f / range : 0.0f;
     out.scale[r] = range > 0 ? range / 255.0f : 1.0f;
-    out.offset[r] = *lo;
+    out.offset[r] = lo_v;
     uint8_t* q = out.q.data() + r * K;
     k = 0;
 #ifdef KOKORO_HAVE_VNNI
-    const __m512 vlo = _mm512_set1_ps(*lo), vinv = _mm512_set1_ps(inv);
+    const __m512 vlo = _mm512_set1_ps(lo_v), vinv = _mm512_set1_ps(inv);
     const __m512i zero = _mm512_setzero_si512(), top = _mm512_set1_epi32(255);
     for (; k + 16 <= K; k += 16) {
       const __m512 t = _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(row + k), vlo), vinv);
@@ -74,7 +74,7 @@ void quantize_rows_u8(const float* x, int64_t ldx, int64_t rows, int64_t K, Rows
     }
 #endif
     for (; k < K; ++k) {
-      const float t = std::nearbyint((row[k] - *lo) * inv);
+      const float t = std::nearbyint((row[k] - lo_v) * inv);
       q[k] = static_cast<uint8_t>(std::clamp(t, 0.0f, 255.0f));
     }
   }
