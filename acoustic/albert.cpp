@@ -5,6 +5,7 @@
 #include "core/bf16_gemm.h"
 #include "core/error.h"
 #include "core/kernels.h"
+#include "core/linear_int8.h"
 #include "core/parallel.h"
 #include "core/precision.h"
 

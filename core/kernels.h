@@ -2,7 +2,6 @@
 // (PyTorch NCT without N); weights come in PyTorch's layouts. Every kernel is GEMM-shaped through Eigen
 // where the work is large, and writes into a caller-owned output so that buffers can be reused.
 #pragma once
-#include "core/int8_gemm.h"
 #include "core/tensor.h"
 
 namespace kokoro {
@@ -12,17 +11,6 @@ void linear_columns(const Tensor& x, const TensorView& w, const TensorView* bias
 // y[T, out] = x[T, in] W[out, in]^T + b[out]  (torch.nn.Linear on rows, as in ALBERT)
 // fp32 runs on oneDNN's run-time-dispatched matmul (core/onednn_matmul.h), bf16 on core/bf16_gemm.h.
 void linear_rows(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y);
-// linear_rows in 8 bits (core/int8_gemm.h: rows of x quantised per row, W per output feature, on
-// AVX512-VNNI), with x's outlier channels (a few far above the others) multiplied apart in fp32. Needs
-// int8_supported(), in % 4 == 0 and out % 16 == 0 (throws otherwise).
-void linear_rows_int8(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y);
-// The same with x quantised once for several weights (ALBERT's Q, K and V read one input).
-struct Int8Rows {
-  RowsU8 q;
-  std::vector<int64_t> outliers;
-};
-void quantize_for_linear_int8(const Tensor& x, Int8Rows& out);
-void linear_rows_int8(const Tensor& x, const Int8Rows& xq, const TensorView& w, const TensorView* bias, Tensor& y);
 // The Eigen implementation linear_rows had first, kept as the baseline for benchmarks and tests.
 void linear_rows_eigen(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y);
 // While one exists, linear_rows on this thread runs linear_rows_eigen in fp32 (kokoro-bench times the text

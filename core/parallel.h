@@ -30,6 +30,9 @@ void parallel_for(int64_t n, const std::function<void(int64_t)>& fn);
 void parallel_ranges(int64_t total, int64_t min_chunk, int parts,
                      const std::function<void(int64_t begin, int64_t end)>& fn);
 
+// Products below this many multiply-adds run on the caller: waking a worker costs ~10-50 us.
+inline constexpr double kParallelMacs = 4e6;
+
 // How many parts an element-wise pass over n values is worth splitting into: 1 below ~64k values (waking a
 // worker costs more than it saves), else two per thread.
 int elementwise_parts(int64_t n);

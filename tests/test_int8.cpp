@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/int8_gemm.h"
 #include "core/kernels.h"
+#include "core/linear_int8.h"
 #include "core/parallel.h"
 #include "core/precision.h"
 
