@@ -181,7 +181,7 @@ TEST(Int8, LinearRowsAgreesWithFp32AndWithItselfOnOneThread) {
   EXPECT_LT(std::sqrt(err / ref), 1.5e-2);
 }
 
-// ALBERT's inputs have a channel ~15x above the others (core/kernels.cpp, linear_rows_int8): quantised with the
+// ALBERT's inputs have a channel ~15x above the others (core/linear_int8.cpp): quantised with the
 // rest it would make every row's steps ~15x coarser. Here channel 5 is 40x the others: the product stays within
 // the same 8-bit error as without it, because that channel is multiplied apart.
 TEST(Int8, AnOutlierChannelIsMultipliedApart) {
