@@ -32,8 +32,8 @@ const char* precision_name(Precision p);
 // The programs' default (kokoro-say, kokoro-jack, sd_kokoro, the C API, kokoro-bench) when neither an option
 // nor KOKORO_PRECISION names one: int8 where the CPU has AVX512-BF16 and AVX512-VNNI, else bf16_all where it
 // has AVX512-BF16, else fp32. Both are measured transparent to a listener (docs/benchmarks.md: the quality
-// corpus' transcripts and DNSMOS as fp32's; durations move by a frame in some files) and int8 takes ~15 ms
-// (short sentences) to ~45 ms (50 words) off first audio. The library's own default stays fp32, the reference.
+// corpus' transcripts and DNSMOS as fp32's; durations move by a frame in some files) and int8 takes ~5 ms
+// (short sentences) to 25-50 ms (50 words) off first audio. The library's own default stays fp32, the reference.
 Precision recommended_precision();
 
 // Takes effect at the next kernel call. Throws when bf16 is asked for and not supported.
