@@ -114,7 +114,8 @@ void Albert::forward(const std::vector<int64_t>& ids, Tensor& out) const {
   Tensor x;
   linear_rows(e, map_w_, &map_b_, x);
   // int8 (core/precision.h): the encoder layers' products in 8 bits, twice bf16's rate on AVX512-VNNI. The
-  // embedding mapping (0.2 % of the multiply-adds) and the attention's own products (~7 % at 277 tokens) stay in bf16.
+  // embedding mapping (0.2 % of the multiply-adds) and the attention's own products (~7 % at 277 tokens) stay
+  // in bf16.
   const bool int8 = kernel_precision() == Precision::int8 && hidden_ % 16 == 0 && ffn_w_.dim(0) % 16 == 0;
   auto linear = [int8](const Tensor& in, const TensorView& w, const TensorView* b, Tensor& y) {
     if (int8) return linear_rows_int8(in, w, b, y);
