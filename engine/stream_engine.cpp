@@ -52,6 +52,14 @@ StreamEngine::StreamEngine(std::shared_ptr<const Synthesizer> synth, std::shared
     if (const std::string why = options_.predictor->mismatch(synth_->model()); !why.empty())
       throw Error("streaming engine: statistics predictor " + options_.predictor->path + " does not fit the model: " + why);
     stream_decoder_ = std::make_unique<StreamDecoder>(synth_->decoder());
+    if (options_.early_predictor) {
+      const StatsPredictor& e = *options_.early_predictor;
+      std::string why = e.early() ? e.mismatch(synth_->model()) : "not an early predictor";
+      if (options_.early_frames < 1 || options_.early_crossfade_frames < 1 || options_.early_start_min_frames < 1)
+        why = "early frames, crossfade and minimum segment must be at least one frame";
+      if (!why.empty()) throw Error("streaming engine: early predictor " + e.path + ": " + why);
+      early_decoder_ = std::make_unique<StreamDecoder>(synth_->decoder());
+    }
   }
 
   if (options_.scheduler) options_.scheduler->add_session(reinterpret_cast<uintptr_t>(this));
@@ -141,6 +149,7 @@ StreamEngineStats StreamEngine::stats() const {
   s.flushes = flushes_.load();
   s.first_segment_holds = first_segment_holds_.load();
   s.slices = slices_.load();
+  s.early_starts = early_starts_.load();
   s.preroll_holds = preroll_holds_.load();
   s.samples_vocoded = audio_.write_position();
   s.preroll_holding = hold_from_.load() != kNoHold;

@@ -100,6 +100,7 @@ struct StreamEngineStats {
   uint64_t flushes = 0;              // barge-ins applied by the output thread
   uint64_t first_segment_holds = 0;    // times the acoustic worker held later segments until the first one was vocoded
   uint64_t slices = 0;                 // generator slices (slice mode)
+  uint64_t early_starts = 0;           // segments that started early (slice mode; StreamOptions::early_predictor)
   uint64_t preroll_holds = 0;          // exact mode: utterances whose vocoded audio waited for the pre-roll rule
   // For tests of the pre-roll: audio samples vocoded so far (the audio ring's write position), whether a
   // hold is set (also a barge-in's leftover, until the next utterance replaces it) and its release time
@@ -321,7 +322,22 @@ class StreamEngine {
   bool synthesize_slices(uint64_t generation, uint64_t utterance, const Tensor& asr, const Tensor& f0, const Tensor& n,
                          NoiseSource& noise);
   double queued_audio_seconds() const;  // audio ahead of the device's play position (ring + device buffer)
-  std::atomic<uint64_t> slices_{0};
+  // Slice mode's early start (stream_engine_early.cpp; StreamOptions::early_predictor): the first
+  // early_frames of a long segment's audio from the whole decoder in slices with the early predictor's
+  // statistics, queued while the exact path (decoder half, then the generator from the segment's start) runs.
+  struct EarlyStart {
+    int64_t frames = 0;  // audio frames queued by the early run (0: the segment did not start early)
+    Tensor tail;         // the early run's audio right after them, crossfaded into the exact path's
+  };
+  std::unique_ptr<StreamDecoder> early_decoder_;  // used by the vocoder worker only
+  double early_restart_pace_ = 0;  // the exact path's restart (decoder half, prediction) per second of segment
+  bool starts_early(int64_t frames) const;
+  bool start_early(uint64_t generation, uint64_t utterance, const Tensor& asr, const Tensor& f0, const Tensor& n,
+                   NoiseSource& noise, EarlyStart& early);
+  // exact: the exact path's samples from the segment's start; out: what is left to queue of them, the early
+  // tail crossfaded in. Throws kokoro::Error if the exact path's first push fell short of the tail's end.
+  static void splice_early(const EarlyStart& early, const Tensor& exact, Tensor& out);
+  std::atomic<uint64_t> slices_{0}, early_starts_{0};
 
   // Acoustic worker: frames per phoneme seen so far (at speed 1), for estimating later segments' lengths.
   double acoustic_frames_ = 0, acoustic_phonemes_ = 0;
@@ -362,7 +378,10 @@ class StreamEngine {
   // Slice mode: the rule over the slices of this segment still to come (from frame `done` of `frames`, the next
   // slice `next_slice` frames long) and the segments after it, at `pace` generator seconds per audio second,
   // each later segment also taking `start_pace` (its decoder half) and the acoustic model's pace per second.
-  void preroll_decide_slices(int64_t done, int64_t frames, int64_t next_slice, double pace, double start_pace, bool may_time);
+  // `restart_at` (a frame; -1: none): the early start's exact path, `restart_seconds` of work, comes before
+  // the slice that starts there.
+  void preroll_decide_slices(int64_t done, int64_t frames, int64_t next_slice, double pace, double start_pace, bool may_time,
+                             int64_t restart_at = -1, double restart_seconds = 0);
   // Synthesizer::vocode's progress on the first of to_vocode_seconds, whose vocoding started at started_ns:
   // re-decides the hold from the pace so far (`last`: the previous point, updated).
   void preroll_progress(const std::vector<double>& to_vocode_seconds, int64_t started_ns, double fraction,

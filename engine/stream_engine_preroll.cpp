@@ -147,7 +147,7 @@ void StreamEngine::preroll_apply(double need, bool may_time, const char* why) {
 }
 
 void StreamEngine::preroll_decide_slices(int64_t done, int64_t frames, int64_t next_slice, double pace, double start_pace,
-                                         bool may_time) {
+                                         bool may_time, int64_t restart_at, double restart_seconds) {
   if (!preroll_.active) return;
   if (hold_from_.load() != preroll_.start) {  // the output thread has started it (its release time came)
     preroll_.active = false;
@@ -166,7 +166,12 @@ void StreamEngine::preroll_decide_slices(int64_t done, int64_t frames, int64_t n
       fixed = 0;
     }
   };
-  add_slices(done, frames, next_slice, 0.0);
+  if (restart_at >= done && restart_at < frames) {  // the early start: its slices, the exact path, the rest
+    add_slices(done, restart_at, next_slice, 0.0);
+    add_slices(restart_at, frames, std::max<int64_t>(restart_at, 1), restart_seconds);
+  } else {
+    add_slices(done, frames, next_slice, 0.0);
+  }
   // The segments after this one, each with its acoustic model and decoder half before its first slice (their
   // frames are estimates until their acoustic model has run).
   for (const double f : seg_.following_frames) {

@@ -3,7 +3,8 @@
 // convolution's state carried from one slice to the next (vocoder/stream_decoder.h), each AdaIN layer
 // normalised with the statistics predictor's whole-segment statistics (vocoder/stats_predictor.h). The first
 // slice is short (first audio), each next one twice as long up to max_chunk_frames (docs/streaming.md,
-// "Slice mode").
+// "Slice mode"). A long segment's first 0.3 s come from the early start instead (stream_engine_early.cpp),
+// which queues them before the decoder half runs.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -28,7 +29,10 @@ bool StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, co
                                      const Tensor& n, NoiseSource& noise) {
   const int64_t F = asr.dim(1);
   const Decoder& dec = synth_->decoder();
-  Tensor audio;
+  Tensor audio, exact;
+  // A long segment's first audio need not wait for its decoder half (stream_engine_early.cpp).
+  EarlyStart early;
+  if (starts_early(F) && !start_early(generation, utterance, asr, f0, n, noise, early)) return false;
   // The decoder half over the whole segment: exact statistics, and one pass over its 1024-wide weights.
   ComputeScheduler::Turn turn;
   if (!take_turn(turn, generation, deadline_ns(utterance, 0))) return false;
@@ -45,6 +49,10 @@ bool StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, co
   StreamDecoder& sd = *stream_decoder_;
   sd.begin(seg_.style.data(), noise, stats, F, StreamDecoder::Input::decoder_features);
   double compute_s = ms_since(t0) / 1e3;
+  if (early.frames > 0) {
+    const double pace_now = compute_s / (static_cast<double>(F * kSamplesPerFrame) / kSampleRate);
+    early_restart_pace_ = early_restart_pace_ > 0 ? updated_preroll_rtf(early_restart_pace_, pace_now) : pace_now;
+  }
   // The stage table's "decoder": the decoder half and the statistics prediction (the harmonic source streams
   // inside each slice, so it counts as generator work).
   record_stage(utterance, EngineStage::decoder, t0, Clock::now());
@@ -53,7 +61,10 @@ bool StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, co
   turn = ComputeScheduler::Turn();
   // Slices of audio: the first push reaches the generator's look-ahead past the first slice, so that the first
   // audio is the whole first slice (a push of the first slice alone would complete ~5 ms of a 4-frame one).
-  int64_t slice = options_.first_chunk_frames, f0_sent = 0;
+  // After an early start the first push covers the early frames and the crossfade as well: the exact path
+  // starts from the segment's start, and its audio replaces the early run's from early.frames on.
+  int64_t slice = early.frames > 0 ? early.frames + options_.early_crossfade_frames : options_.first_chunk_frames;
+  int64_t f0_sent = 0;
   // The pre-roll's pace (generator seconds per audio second, on its clock): that of this segment's longest
   // slice after the first push (short slices cost more per second: a pace from them would hold a long
   // paragraph for seconds), before it the last segment's, before any the first push per frame pushed (which
@@ -62,7 +73,7 @@ bool StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, co
   const double segment_seconds = static_cast<double>(F * kSamplesPerFrame) / kSampleRate;
   auto pace = [&] { return pace_audio > 0 ? pace_seconds / pace_audio : slice_pace_ > 0 ? slice_pace_ : first_pace; };
   const double start_pace = compute_s / segment_seconds;  // the decoder half and the prediction
-  if (slice_pace_ > 0) preroll_decide_slices(0, F, slice, slice_pace_, start_pace, false);
+  if (slice_pace_ > 0 && early.frames == 0) preroll_decide_slices(0, F, slice, slice_pace_, start_pace, false);
   for (int64_t f = 0; f < F;) {
     if (stale(generation) || quit_.load()) return false;
     if (options_.before_chunk) options_.before_chunk();
@@ -72,7 +83,12 @@ bool StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, co
     t0 = Clock::now();
     copy_columns(x, 2 * f, 2 * m, cols);
     const int64_t f0_to = std::min<int64_t>(2 * (f + m + options_.source_lead_frames), 2 * F);
-    sd.push_features(cols, f0.data() + f0_sent, f0_to - f0_sent, f + m == F, audio);
+    if (f == 0 && early.frames > 0) {
+      sd.push_features(cols, f0.data() + f0_sent, f0_to - f0_sent, f + m == F, exact);
+      splice_early(early, exact, audio);
+    } else {
+      sd.push_features(cols, f0.data() + f0_sent, f0_to - f0_sent, f + m == F, audio);
+    }
     f0_sent = f0_to;
     record_stage(utterance, EngineStage::generator, t0, Clock::now());
     turn = ComputeScheduler::Turn();

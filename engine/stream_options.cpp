@@ -45,12 +45,26 @@ std::string stats_predictor_path(const std::string& model_path) {
   return (p.parent_path() / (p.stem().string() + ".stats-predictor.kokoro")).string();
 }
 
-std::vector<std::string> shipped_stats_predictor_paths() {
-  const std::string name = "kokoro-v1_0.stats-predictor.kokoro";
+namespace {
+
+std::vector<std::string> shipped_data_paths(const std::string& name) {
   std::vector<std::string> out;
   for (const std::string& d : installed_data_dirs()) out.push_back(d + "/data/" + name);
   if (const BuildTree& tree = build_tree(); tree.found()) out.push_back(tree.source + "/data/" + name);
   return out;
+}
+
+}  // namespace
+
+std::vector<std::string> shipped_stats_predictor_paths() { return shipped_data_paths("kokoro-v1_0.stats-predictor.kokoro"); }
+
+std::string early_stats_predictor_path(const std::string& model_path) {
+  std::filesystem::path p(model_path);
+  return (p.parent_path() / (p.stem().string() + ".early-stats-predictor.kokoro")).string();
+}
+
+std::vector<std::string> shipped_early_stats_predictor_paths() {
+  return shipped_data_paths("kokoro-v1_0.early-stats-predictor.kokoro");
 }
 
 namespace {
@@ -63,16 +77,55 @@ void warn_once(const std::string& message) {
   if (warned->insert(message).second) spdlog::warn("{}", message);
 }
 
-// An early predictor (statistics of the whole decoder from its inputs, kokoro-stats-fit --early) is a
-// measurement: the decoder half's statistics predicted that way cost 5-7 dB LSD (docs/streaming.md, "Predicting
-// the decoder half's statistics"), so slice mode never uses one.
+// An early predictor (statistics of the whole decoder from its inputs, kokoro-stats-fit --early) serves the
+// early start only: over a whole segment its statistics cost 5-7 dB LSD (docs/streaming.md, "Predicting the
+// decoder half's statistics"), so the slices after a segment's first 0.3 s take the predictor fitted on the
+// decoder's output.
 constexpr const char* kEarlyPredictorRefused =
-    "an early predictor (features of the decoder's inputs) is for measurements only; slice mode takes one fitted "
-    "on the decoder's output (kokoro-stats-fit without --early, docs/streaming.md)";
+    "an early predictor (features of the decoder's inputs) serves only the early start "
+    "(KOKORO_EARLY_PREDICTOR); the slices take one fitted on the decoder's output (kokoro-stats-fit without --early, "
+    "docs/streaming.md)";
 
-StreamOptions with_predictor(std::shared_ptr<const StatsPredictor> predictor) {
+// The early start's predictor: KOKORO_EARLY_PREDICTOR=<file> (anything wrong with it is an error) or =none,
+// else the first of the file beside the model and the shipped one that serves the model. Null: none.
+std::shared_ptr<const StatsPredictor> find_early_predictor(const ModelFile& model, std::string& note) {
+  const char* env = std::getenv("KOKORO_EARLY_PREDICTOR");
+  const std::string chosen = env && *env ? env : "";
+  if (chosen == "none") {
+    note = "; no early start (KOKORO_EARLY_PREDICTOR=none)";
+    return nullptr;
+  }
+  auto why_not = [&](const StatsPredictor& p) {
+    return p.early() ? p.mismatch(model) : std::string("not an early predictor (kokoro-stats-fit --early makes one)");
+  };
+  if (!chosen.empty()) {
+    auto p = std::make_shared<const StatsPredictor>(StatsPredictor::load(chosen));
+    if (const std::string why = why_not(*p); !why.empty()) throw Error("early predictor " + chosen + ": " + why);
+    note = "; early start: predictor " + chosen + " (KOKORO_EARLY_PREDICTOR)";
+    return p;
+  }
+  std::vector<std::string> candidates = {early_stats_predictor_path(model.path())};
+  for (const std::string& s : shipped_early_stats_predictor_paths()) candidates.push_back(s);
+  for (const std::string& path : candidates) {
+    if (!std::filesystem::exists(path)) continue;
+    auto p = std::make_shared<const StatsPredictor>(StatsPredictor::load(path));
+    if (const std::string why = why_not(*p); !why.empty()) {
+      warn_once("early predictor " + path + " not used: " + why);
+      continue;
+    }
+    note = "; early start: predictor " + path;
+    return p;
+  }
+  note = "; no early start (no early predictor for this model at " + candidates.front() + ")";
+  return nullptr;
+}
+
+StreamOptions with_predictor(std::shared_ptr<const StatsPredictor> predictor, const ModelFile& model, std::string* note) {
   StreamOptions o;
   o.predictor = std::move(predictor);
+  std::string early_note;
+  o.early_predictor = find_early_predictor(model, early_note);
+  if (note) *note += early_note;
   return o;
 }
 
@@ -89,7 +142,7 @@ StreamOptions recommended_slice_options(const ModelFile& model, std::string* not
     auto p = std::make_shared<const StatsPredictor>(StatsPredictor::load(chosen, &model));
     if (p->early()) throw Error("statistics predictor " + chosen + ": " + kEarlyPredictorRefused);
     if (note) *note = "slice statistics: predictor " + chosen + " (KOKORO_SLICE_PREDICTOR)";
-    return with_predictor(std::move(p));
+    return with_predictor(std::move(p), model, note);
   }
   std::vector<std::string> candidates = {stats_predictor_path(model.path())};
   for (const std::string& s : shipped_stats_predictor_paths()) candidates.push_back(s);
@@ -104,7 +157,7 @@ StreamOptions recommended_slice_options(const ModelFile& model, std::string* not
       continue;
     }
     if (note) *note = "slice statistics: predictor " + path;
-    return with_predictor(std::move(p));
+    return with_predictor(std::move(p), model, note);
   }
   if (note)
     *note = "slice mode speaks as exact mode: " +

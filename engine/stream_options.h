@@ -24,6 +24,7 @@ class ComputeScheduler;
 //        slices that carry every convolution's state to the next (vocoder/stream_decoder.h: no context is
 //        recomputed, no crossfade), each AdaIN layer normalised with the learned statistics predictor's
 //        whole-segment statistics (vocoder/stats_predictor.h), so speech starts after the first short slice.
+//        A segment of 3 s or more starts before its decoder half (early_predictor below).
 //        Without a predictor for the model the engine speaks in exact mode (and says so).
 // ("stream", the chunked vocoder with guessed statistics, was merged into slice: parse_synthesis_mode says so.)
 enum class SynthesisMode { exact, slice };
@@ -45,6 +46,17 @@ struct StreamOptions {
   // segment is normalised with its predicted whole-segment statistics, so the audio does not depend on where
   // slices end (docs/streaming.md).
   std::shared_ptr<const StatsPredictor> predictor;
+  // slice mode, the early start (issue 28; docs/streaming.md, "The early start"): a segment of at least
+  // early_start_min_frames starts without waiting for its decoder half. Its first early_frames of audio come
+  // from the whole decoder in slices normalised by this early predictor's statistics (kokoro-stats-fit
+  // --early: predicted from the decoder's inputs); meanwhile-queued audio covers the exact path, which then
+  // runs from the segment's start as without the early start and takes over after a crossfade of
+  // early_crossfade_frames. So only the first early_frames (0.3 s) differ from slice mode without it. Null: no
+  // early start (every segment waits for its decoder half).
+  std::shared_ptr<const StatsPredictor> early_predictor;
+  int early_start_min_frames = 120;  // 3 s: shorter segments' decoder half costs less than the early start saves
+  int early_frames = 12;             // the first slice and the next (4 + 8 frames at the default first slice)
+  int early_crossfade_frames = 1;
   // slice mode: an utterance's first sentence is a segment of its own (Frontend::segment's
   // first_sentence_alone), so that its first audio waits for that sentence's acoustic model and decoder half,
   // not for every sentence that fits in 510 phonemes with it. Sentences are never split; the ones after it are
@@ -117,5 +129,10 @@ std::vector<std::string> shipped_stats_predictor_paths();
 // shipped one that was fitted for this model (StatsPredictor::mismatch); one that was not is skipped with a
 // warning (logged once per file). Throws kokoro::Error for a corrupt file. `note` (optional) says which and why.
 StreamOptions recommended_slice_options(const ModelFile& model, std::string* note = nullptr);
+// Where a model's early predictor is looked for beside it: <dir>/<stem>.early-stats-predictor.kokoro.
+std::string early_stats_predictor_path(const std::string& model_path);
+// The early predictor shipped for kokoro-v1_0 (data/kokoro-v1_0.early-stats-predictor.kokoro): installed copies,
+// then the source tree's; existing or not.
+std::vector<std::string> shipped_early_stats_predictor_paths();
 
 }  // namespace kokoro

@@ -333,8 +333,8 @@ TEST(StatsPredictor, SliceSettingsFindThePredictorBesideTheModel) {
     EXPECT_NE(std::string(e.what()).find("another model"), std::string::npos) << e.what();
   }
 
-  // An early predictor (the decoder's inputs as features) is a measurement, never slice mode's statistics:
-  // skipped beside the model, an error when named.
+  // An early predictor (the decoder's inputs as features) serves the early start only, never the slices'
+  // statistics: skipped in the slices' place beside the model, an error when named there.
   Eigen::MatrixXf F, Y;
   linear_data(60, 12, 1, F, Y);
   StatsFitOptions o;
@@ -350,8 +350,37 @@ TEST(StatsPredictor, SliceSettingsFindThePredictorBesideTheModel) {
     recommended_slice_options(*model);
     ADD_FAILURE() << "an early predictor was accepted for slice mode";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("for measurements only"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("serves only the early start"), std::string::npos) << e.what();
   }
+
+  // In its own place beside the model (<stem>.early-stats-predictor.kokoro) it is the early start's, next to
+  // the slices' predictor; KOKORO_EARLY_PREDICTOR names another file or turns it off, and a slices' predictor
+  // named there is an error.
+  ::unsetenv("KOKORO_SLICE_PREDICTOR");
+  EXPECT_EQ(early_stats_predictor_path(model_path), (dir / "tiny-model.early-stats-predictor.kokoro").string());
+  std::filesystem::rename(stats_predictor_path(model_path), early_stats_predictor_path(model_path));
+  p.fitted_for = StatsPredictor::model_identity(*model);
+  p.save(stats_predictor_path(model_path), DType::f16);
+  ::unsetenv("KOKORO_EARLY_PREDICTOR");
+  const StreamOptions both = recommended_slice_options(*model, &note);
+  ASSERT_NE(both.predictor, nullptr) << note;
+  ASSERT_NE(both.early_predictor, nullptr) << note;
+  EXPECT_TRUE(both.early_predictor->early());
+  EXPECT_NE(note.find("early start: predictor " + early_stats_predictor_path(model_path)), std::string::npos) << note;
+  ::setenv("KOKORO_EARLY_PREDICTOR", "none", 1);
+  EXPECT_EQ(recommended_slice_options(*model, &note).early_predictor, nullptr);
+  EXPECT_NE(note.find("no early start"), std::string::npos) << note;
+  ::setenv("KOKORO_EARLY_PREDICTOR", stats_predictor_path(model_path).c_str(), 1);
+  try {
+    recommended_slice_options(*model);
+    ADD_FAILURE() << "a slices' predictor was accepted for the early start";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("not an early predictor"), std::string::npos) << e.what();
+  }
+  ::unsetenv("KOKORO_EARLY_PREDICTOR");
+  std::filesystem::remove(early_stats_predictor_path(model_path));
+  EXPECT_EQ(recommended_slice_options(*model, &note).early_predictor, nullptr) << note;
+  EXPECT_NE(note.find("no early start"), std::string::npos) << note;
 
   ::setenv("KOKORO_SLICE_PREDICTOR", "none", 1);
   EXPECT_EQ(recommended_slice_options(*model).predictor, nullptr);
@@ -408,6 +437,34 @@ TEST(StatsPredictor, ShippedPredictorFitsTheConvertedModel) {
     if (first.empty() && std::filesystem::exists(s)) first = s;
   EXPECT_EQ(o.predictor->path, first) << note;
   EXPECT_NE(note.find("predictor " + first), std::string::npos) << note;
+}
+
+// The early start's predictor shipped beside it (data/README.md): compact, early (the decoder's inputs as
+// features, every decoder AdaIN layer as targets), fitted for the converted kokoro-v1_0, and found by the
+// slice settings for that model.
+TEST(StatsPredictor, ShippedEarlyPredictorFitsTheConvertedModel) {
+  const std::vector<std::string> shipped = shipped_early_stats_predictor_paths();
+  ASSERT_FALSE(shipped.empty());
+  const std::string source_copy = shipped.back();
+  EXPECT_EQ(source_copy, std::string(KOKORO_SOURCE_DIR) + "/data/kokoro-v1_0.early-stats-predictor.kokoro");
+  ASSERT_TRUE(std::filesystem::exists(source_copy)) << source_copy;
+  EXPECT_LE(std::filesystem::file_size(source_copy), 3u << 20);
+  const StatsPredictor p = StatsPredictor::load(source_copy);
+  EXPECT_TRUE(p.early());
+  EXPECT_FALSE(p.fitted_for.empty());
+  for (const TensorInfo& t : ModelFile::open(source_copy)->tensors())
+    EXPECT_EQ(t.dtype, t.shape.size() == 2 ? DType::f16 : DType::f32) << t.name;
+  const std::string model_path = default_model_path();
+  ASSERT_TRUE(std::filesystem::exists(model_path))
+      << model_path << " is missing: run scripts/fetch-assets (after building kokoro-convert) or set KOKORO_MODEL";
+  const auto model = ModelFile::open(model_path, ModelFile::FiniteCheck::never);
+  EXPECT_EQ(p.mismatch(*model), "") << "the shipped early predictor is not for " << model_path << ": refit it";
+  ::unsetenv("KOKORO_SLICE_PREDICTOR");
+  ::unsetenv("KOKORO_EARLY_PREDICTOR");
+  std::string note;
+  const StreamOptions o = recommended_slice_options(*model, &note);
+  ASSERT_NE(o.early_predictor, nullptr) << note;
+  EXPECT_TRUE(o.early_predictor->early());
 }
 
 // Slice mode's normalisation (PredictedStats, vocoder/stream_norm.h): fixed, every chunk gets the predicted

@@ -1,0 +1,123 @@
+// Slice mode's early start (issue 28; docs/streaming.md, "The early start"). Before a segment's first slice,
+// slice mode runs the decoder half over the whole segment: its 10 AdaIN layers need the segment's statistics.
+// On a 50-word sentence that is ~90 ms of first audio on the yardstick machine. A long segment instead starts
+// with the whole decoder in slices (StreamDecoder fed aligned frames), every AdaIN layer normalised with the
+// early predictor's statistics (predicted from the decoder's inputs), and queues the first early_frames of
+// audio. Then the exact path runs as if there had been no early start: the decoder half over the whole
+// segment, the generator from the segment's start (its slices carry state, so it must begin at frame 0). Its
+// audio replaces the early run's from early_frames on, after a crossfade of early_crossfade_frames. From
+// there on the audio is slice mode's without an early start, bit for bit (tested), so the early predictor's
+// error (5-7 dB LSD over whole segments) stays in the first 0.3 s, mostly the leading silence and the first
+// phoneme.
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+#include "engine/stream_engine.h"
+#include "vocoder/stats_predictor.h"
+#include "vocoder/stream_decoder.h"
+#include "vocoder/stream_ops.h"
+
+namespace kokoro {
+
+namespace {
+
+// Frames past the audio a push of aligned frames from a segment's start must reach to complete it: the
+// decoder half's convolutions (~1 frame each) plus the generator's look-ahead (measured: 4 frames of audio
+// need 18 frames pushed, 13 need 27). A push that still falls short is topped up frame by frame.
+constexpr int64_t kAlignedLookaheadFrames = 14;
+
+}  // namespace
+
+bool StreamEngine::starts_early(int64_t frames) const {
+  // Deterministic (the segment's length only), so that a file and the live audio, and text given at once or
+  // streamed in, get the same audio.
+  return early_decoder_ && frames >= options_.early_start_min_frames &&
+         frames >= options_.early_frames + options_.early_crossfade_frames + StreamDecoder::kFeaturesLookaheadFrames;
+}
+
+bool StreamEngine::start_early(uint64_t generation, uint64_t utterance, const Tensor& asr, const Tensor& f0,
+                               const Tensor& n, NoiseSource& noise, EarlyStart& early) {
+  const int64_t F = asr.dim(1);
+  const int64_t E = options_.early_frames, X = options_.early_crossfade_frames;
+  const Decoder& dec = synth_->decoder();
+  ComputeScheduler::Turn turn;
+  if (!take_turn(turn, generation, deadline_ns(utterance, 0))) return false;
+  auto t0 = Clock::now();
+  PredictedStats stats(options_.early_predictor->predict(
+                           stats_predictor_early_features(asr, f0.data(), n.data(), seg_.style.data(), dec.style_dim())),
+                       false);
+  StreamDecoder& sd = *early_decoder_;
+  sd.begin(seg_.style.data(), noise, stats, F, StreamDecoder::Input::aligned_frames);
+  record_stage(utterance, EngineStage::decoder, t0, Clock::now());
+  turn = ComputeScheduler::Turn();
+
+  // The exact path's estimated cost, for the pre-roll: its decoder half over the segment and the generator
+  // again over the early frames (plus its look-ahead) at the slices' pace.
+  const double segment_seconds = static_cast<double>(F * kSamplesPerFrame) / kSampleRate;
+  const double frame_seconds = static_cast<double>(kSamplesPerFrame) / kSampleRate;
+  const double restart_pace = early_restart_pace_ > 0 ? early_restart_pace_ : 0.02;  // before any: a slow machine's
+  double pace = slice_pace_ > 0 ? slice_pace_ : 0.5;
+  const auto restart_seconds = [&] {
+    return restart_pace * segment_seconds + pace * static_cast<double>(E + X + StreamDecoder::kFeaturesLookaheadFrames) * frame_seconds;
+  };
+
+  const int64_t early_end = E * kSamplesPerFrame, tail_end = (E + X) * kSamplesPerFrame;
+  early.tail.resize({X * kSamplesPerFrame});
+  Tensor cols, audio;
+  int64_t pushed = 0, produced = 0;  // frames pushed into the early run, samples it produced
+  early_starts_.fetch_add(1);
+  for (const int64_t target : {std::min<int64_t>(options_.first_chunk_frames, E), E + X}) {
+    if (stale(generation) || quit_.load()) return false;
+    if (options_.before_chunk) options_.before_chunk();
+    const int64_t slice_t0_ns = preroll_now_ns();
+    if (!take_turn(turn, generation, deadline_ns(utterance, 0))) return false;
+    t0 = Clock::now();
+    std::vector<float> out;
+    for (int64_t to = std::min(F, std::max(pushed + 1, target + kAlignedLookaheadFrames)); produced < target * kSamplesPerFrame;
+         to = std::min(F, pushed + 1)) {
+      if (to == pushed) throw Error("early start: the segment ended before its early audio (internal)");
+      copy_columns(asr, pushed, to - pushed, cols);
+      sd.push(cols, f0.data() + 2 * pushed, n.data() + 2 * pushed, to == F, audio);
+      // Samples [produced, produced + count): those before early_end are queued, those up to tail_end kept.
+      for (int64_t i = 0; i < audio.numel(); ++i) {
+        const int64_t at = produced + i;
+        if (at < early_end) out.push_back(audio.data()[i]);
+        else if (at < tail_end) early.tail.data()[at - early_end] = audio.data()[i];
+      }
+      produced += audio.numel();
+      pushed = to;
+    }
+    record_stage(utterance, EngineStage::generator, t0, Clock::now());
+    turn = ComputeScheduler::Turn();
+    const double took = ms_since(t0) / 1e3;
+    report_work(took, static_cast<double>(out.size()) / kSampleRate);
+    add_synth_seconds(utterance, took);
+    slices_.fetch_add(1);
+    chunks_.fetch_add(1);
+    if (!push_audio(out.data(), out.size(), generation)) return false;
+    early.frames = std::min(produced, early_end) / kSamplesPerFrame;
+    if (slice_pace_ <= 0 && !out.empty())
+      pace = static_cast<double>(preroll_now_ns() - slice_t0_ns) * 1e-9 / (static_cast<double>(out.size()) / kSampleRate);
+    preroll_decide_slices(early.frames, F, std::max<int64_t>(E - early.frames, 1), pace, restart_pace, true, E, restart_seconds());
+  }
+  early.frames = E;
+  return true;
+}
+
+void StreamEngine::splice_early(const EarlyStart& early, const Tensor& exact, Tensor& out) {
+  const int64_t from = early.frames * kSamplesPerFrame, n = early.tail.numel();
+  if (exact.numel() < from + n)
+    throw Error("early start: the exact path's first push made " + std::to_string(exact.numel()) + " samples, the crossfade needs " +
+                std::to_string(from + n) + " (internal)");
+  out.resize({exact.numel() - from});
+  const float* a = exact.data() + from;
+  std::copy(a, exact.data() + exact.numel(), out.data());
+  // Raised cosine from the early run's audio to the exact path's.
+  for (int64_t i = 0; i < n; ++i) {
+    const float w = 0.5f - 0.5f * std::cos(static_cast<float>(M_PI) * (static_cast<float>(i) + 0.5f) / static_cast<float>(n));
+    out.data()[i] = (1.0f - w) * early.tail.data()[i] + w * a[i];
+  }
+}
+
+}  // namespace kokoro
