@@ -44,6 +44,8 @@ void StreamDecoder::begin(const float* style, NoiseSource& noise, NormPolicy& po
   n_conv_.begin();
   encode_->begin(style, policy);
   for (auto& b : decode_) b->begin(style, policy);
+  f0_pending_.clear();
+  f0_sent_ = feature_columns_ = 0;
   enc_asr_.clear(dec_.asr_dim_);
   enc_f0_.clear(1);
   enc_n_.clear(1);
@@ -100,7 +102,18 @@ void StreamDecoder::push(const Tensor& asr, const float* f0, const float* n, boo
     std::swap(x_, next_);
   }
 
-  finish_push(f0, 2 * m, x_, last, audio);
+  // The F0 curve goes to the harmonic source kFeaturesSourceLeadFrames ahead of the features, not as far as
+  // the frames pushed: the decoder half's look-ahead would otherwise make the source compute ~10 frames past
+  // what the generator can use (first audio: docs/streaming.md, "The early start").
+  if (m > 0) f0_pending_.insert(f0_pending_.end(), f0, f0 + 2 * m);
+  feature_columns_ += x_.dim(1);
+  const int64_t allowed = last ? f0_sent_ + static_cast<int64_t>(f0_pending_.size())
+                               : feature_columns_ + 2 * kFeaturesSourceLeadFrames;
+  const int64_t send = std::clamp<int64_t>(allowed - f0_sent_, 0, static_cast<int64_t>(f0_pending_.size()));
+  f0_out_.assign(f0_pending_.begin(), f0_pending_.begin() + send);
+  f0_pending_.erase(f0_pending_.begin(), f0_pending_.begin() + send);
+  f0_sent_ += send;
+  finish_push(f0_out_.data(), send, x_, last, audio);
 }
 
 void StreamDecoder::push_features(const Tensor& x, const float* f0, int64_t n_f0, bool last, Tensor& audio) {

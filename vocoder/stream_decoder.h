@@ -72,6 +72,10 @@ class StreamDecoder {
   bool active_ = false;
   Input input_ = Input::aligned_frames;
   Tensor f0_row_, n_row_, F0_, N_, asr_res_, a_, b_, c_, d_, in_, x_, next_;
+  // Input::aligned_frames: F0 values pushed but not yet sent to the generator (it gets them
+  // kFeaturesSourceLeadFrames ahead of the decoder half's output columns).
+  std::vector<float> f0_pending_, f0_out_;
+  int64_t f0_sent_ = 0, feature_columns_ = 0;
 };
 
 }  // namespace kokoro
