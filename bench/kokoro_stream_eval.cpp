@@ -378,13 +378,6 @@ class CaptureSink final : public AudioSink {
   std::vector<std::vector<float>> done_;
 };
 
-double level_db(const std::vector<float>& a, const std::vector<float>& ref) {
-  double ea = 0, er = 0;
-  for (float v : a) ea += double(v) * v;
-  for (float v : ref) er += double(v) * v;
-  return 10 * std::log10((ea + 1e-20) / (er + 1e-20));
-}
-
 std::vector<std::string> parse_strings(const std::string& s) {
   std::vector<std::string> v;
   std::stringstream ss(s);
