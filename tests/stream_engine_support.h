@@ -215,6 +215,17 @@ inline const Engine& engine() {
   return e;
 }
 
+// A frontend that never cuts a first segment at a comma (first_segment_max_words 0): every sentence is whole.
+inline std::shared_ptr<const Frontend> whole_sentence_frontend() {
+  static const std::shared_ptr<const Frontend> f = [] {
+    FrontendOptions fo;
+    fo.assets_dir = find_assets_dir();
+    fo.first_segment_max_words = 0;
+    return std::make_shared<const Frontend>(fo);
+  }();
+  return f;
+}
+
 inline constexpr const char* kText = "The lamp flickered twice. Then it went dark.";
 
 // The offline synthesis of `text`, segment by segment, as the engine's frontend (or `frontend`) splits it.

@@ -39,20 +39,10 @@ StreamOptions without_early(const Engine& e) {
   return so;
 }
 
-// Whole sentences (no cut of a first segment at a comma): the long sentence is one segment.
-std::shared_ptr<const Frontend> sentence_frontend() {
-  static const std::shared_ptr<const Frontend> f = [] {
-    FrontendOptions fo;
-    fo.assets_dir = find_assets_dir();
-    fo.first_segment_max_words = 0;
-    return std::make_shared<const Frontend>(fo);
-  }();
-  return f;
-}
-
 std::vector<float> record(const Engine& e, const StreamOptions& so, const std::string& text, StreamEngineStats* stats) {
   RecordingSink sink;
-  StreamEngine eng(e.synth, sentence_frontend(), e.voice, sink, EngineVoice{1.0f, false, 7, false}, SynthesisMode::slice, so);
+  // Whole sentences: the long sentence is one segment.
+  StreamEngine eng(e.synth, whole_sentence_frontend(), e.voice, sink, EngineVoice{1.0f, false, 7, false}, SynthesisMode::slice, so);
   std::string error;
   eng.on_report([&](const UtteranceReport& r) { error += r.error; });
   eng.say(text);

@@ -161,17 +161,9 @@ TEST(StreamEngine, SliceModeDeliversEverySampleInSlices) {
   EXPECT_TRUE(reports[0].error.empty()) << reports[0].error;
 }
 
-// Slice mode (whole-sentence segments): for the same segments, the same durations and sample count as exact
-// mode; the generator really runs in several slices; one slice covering the segment is exact mode bit for bit.
-std::shared_ptr<const Frontend> whole_sentence_frontend() {
-  static const std::shared_ptr<const Frontend> f = [] {
-    FrontendOptions fo;
-    fo.assets_dir = find_assets_dir();
-    fo.first_segment_max_words = 0;
-    return std::make_shared<const Frontend>(fo);
-  }();
-  return f;
-}
+// Slice mode (whole-sentence segments, whole_sentence_frontend): for the same segments, the same durations and
+// sample count as exact mode; the generator really runs in several slices; one slice covering the segment is
+// exact mode bit for bit.
 
 std::vector<float> run_to_recording(const Engine& e, SynthesisMode mode, StreamOptions so, const std::string& text,
                                     StreamEngineStats* stats = nullptr, std::vector<StreamEvent>* events = nullptr) {
