@@ -397,17 +397,24 @@ TEST(StatsPredictor, SliceSettingsFindThePredictorBesideTheModel) {
 // The predictor shipped in data/ (made by kokoro-stats-fit --storage f16, data/README.md) is compact, was
 // fitted for the converted kokoro-v1_0 model (scripts/fetch-assets + kokoro-convert), and is what slice mode
 // uses when no predictor lies beside the model (the model reached through a link from an empty directory).
-TEST(StatsPredictor, ShippedPredictorFitsTheConvertedModel) {
-  const std::vector<std::string> shipped = shipped_stats_predictor_paths();
+// A shipped predictor file: the source tree's copy is the last candidate, under max_bytes, records the model it
+// was fitted for, and stores its matrices as f16.
+static void load_shipped(const std::vector<std::string>& shipped, const std::string& name, uintmax_t max_bytes, StatsPredictor& p) {
   ASSERT_FALSE(shipped.empty());
   const std::string source_copy = shipped.back();
-  EXPECT_EQ(source_copy, std::string(KOKORO_SOURCE_DIR) + "/data/kokoro-v1_0.stats-predictor.kokoro");
+  EXPECT_EQ(source_copy, std::string(KOKORO_SOURCE_DIR) + "/data/" + name);
   ASSERT_TRUE(std::filesystem::exists(source_copy)) << source_copy;
-  EXPECT_LE(std::filesystem::file_size(source_copy), 2u << 20);
-  const StatsPredictor p = StatsPredictor::load(source_copy);
+  EXPECT_LE(std::filesystem::file_size(source_copy), max_bytes);
+  p = StatsPredictor::load(source_copy);
   EXPECT_FALSE(p.fitted_for.empty());
   for (const TensorInfo& t : ModelFile::open(source_copy)->tensors())
     EXPECT_EQ(t.dtype, t.shape.size() == 2 ? DType::f16 : DType::f32) << t.name;
+}
+
+TEST(StatsPredictor, ShippedPredictorFitsTheConvertedModel) {
+  const std::vector<std::string> shipped = shipped_stats_predictor_paths();
+  StatsPredictor p;
+  ASSERT_NO_FATAL_FAILURE(load_shipped(shipped, "kokoro-v1_0.stats-predictor.kokoro", 2u << 20, p));
 
   const std::string model_path = default_model_path();
   ASSERT_TRUE(std::filesystem::exists(model_path))
@@ -436,17 +443,10 @@ TEST(StatsPredictor, ShippedPredictorFitsTheConvertedModel) {
 // features, every decoder AdaIN layer as targets), fitted for the converted kokoro-v1_0, and found by the
 // slice settings for that model.
 TEST(StatsPredictor, ShippedEarlyPredictorFitsTheConvertedModel) {
-  const std::vector<std::string> shipped = shipped_early_stats_predictor_paths();
-  ASSERT_FALSE(shipped.empty());
-  const std::string source_copy = shipped.back();
-  EXPECT_EQ(source_copy, std::string(KOKORO_SOURCE_DIR) + "/data/kokoro-v1_0.early-stats-predictor.kokoro");
-  ASSERT_TRUE(std::filesystem::exists(source_copy)) << source_copy;
-  EXPECT_LE(std::filesystem::file_size(source_copy), 3u << 20);
-  const StatsPredictor p = StatsPredictor::load(source_copy);
+  StatsPredictor p;
+  ASSERT_NO_FATAL_FAILURE(load_shipped(shipped_early_stats_predictor_paths(), "kokoro-v1_0.early-stats-predictor.kokoro",
+                                       3u << 20, p));
   EXPECT_TRUE(p.early());
-  EXPECT_FALSE(p.fitted_for.empty());
-  for (const TensorInfo& t : ModelFile::open(source_copy)->tensors())
-    EXPECT_EQ(t.dtype, t.shape.size() == 2 ? DType::f16 : DType::f32) << t.name;
   const std::string model_path = default_model_path();
   ASSERT_TRUE(std::filesystem::exists(model_path))
       << model_path << " is missing: run scripts/fetch-assets (after building kokoro-convert) or set KOKORO_MODEL";
