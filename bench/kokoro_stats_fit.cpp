@@ -250,7 +250,9 @@ int main(int argc, char** argv) {
   app.add_option("--storage", storage, "How the file stores the predictor's matrices: f32 or f16 (half the size)")
       ->check(CLI::IsMember({"f32", "f16"}))
       ->capture_default_str();
-  app.add_option("--out", out_path, "Predictor file (default: <model dir>/<model name>.stats-predictor.kokoro)");
+  app.add_option("--out", out_path,
+                 "Predictor file (default: <model dir>/<model name>.stats-predictor.kokoro, .early-stats-predictor.kokoro "
+                 "for --early data)");
   app.add_option("--priors", priors_path, "af_heart's calibrated priors to compare with (default: models/norm-priors-af_heart.kokoro)");
   app.add_option("--threads", threads, "Eigen threads")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
@@ -259,10 +261,8 @@ int main(int argc, char** argv) {
     Eigen::setNbThreads(threads);
     set_precision(parse_precision(precision, "--precision"));
     const std::string model_path = default_model_path(model);
-    if (out_path.empty()) {
-      const std::filesystem::path p(model_path);
-      out_path = (p.parent_path() / (p.stem().string() + ".stats-predictor.kokoro")).string();
-    }
+    const bool out_given = !out_path.empty();
+    if (!out_given) out_path = stats_predictor_path(model_path);
     if (collect > 0) {
       const std::string assets_dir = find_assets_dir(assets);
       auto synth = std::make_shared<const Synthesizer>(ModelFile::open(model_path));
@@ -338,6 +338,8 @@ int main(int argc, char** argv) {
         d.frames.push_back(more.frames[i]);
       }
     }
+    // An early predictor goes where the engine looks for one (engine/stream_options.h).
+    if (!out_given && d.feature_layout == kStatsEarlyFeatureLayout) out_path = early_stats_predictor_path(model_path);
     const size_t N = d.features.size();
     std::vector<size_t> train, val, test;
     for (size_t i = 0; i < N; ++i) (i % 8 == 0 ? test : i % 8 == 4 ? val : train).push_back(i);
