@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <mutex>
 #include <set>
 
@@ -120,18 +121,14 @@ std::shared_ptr<const StatsPredictor> find_early_predictor(const ModelFile& mode
   return nullptr;
 }
 
-StreamOptions with_predictor(std::shared_ptr<const StatsPredictor> predictor, const ModelFile& model, std::string* note) {
+StreamOptions with_predictor(std::shared_ptr<const StatsPredictor> predictor) {
   StreamOptions o;
   o.predictor = std::move(predictor);
-  std::string early_note;
-  o.early_predictor = find_early_predictor(model, early_note);
-  if (note) *note += early_note;
   return o;
 }
 
-}  // namespace
-
-StreamOptions recommended_slice_options(const ModelFile& model, std::string* note) {
+// The slices' predictor (recommended_slice_options without the early start).
+StreamOptions slices_options(const ModelFile& model, std::string* note) {
   const char* env = std::getenv("KOKORO_SLICE_PREDICTOR");
   const std::string chosen = env && *env ? env : "";
   if (chosen == "none") {
@@ -142,7 +139,7 @@ StreamOptions recommended_slice_options(const ModelFile& model, std::string* not
     auto p = std::make_shared<const StatsPredictor>(StatsPredictor::load(chosen, &model));
     if (p->early()) throw Error("statistics predictor " + chosen + ": " + kEarlyPredictorRefused);
     if (note) *note = "slice statistics: predictor " + chosen + " (KOKORO_SLICE_PREDICTOR)";
-    return with_predictor(std::move(p), model, note);
+    return with_predictor(std::move(p));
   }
   std::vector<std::string> candidates = {stats_predictor_path(model.path())};
   for (const std::string& s : shipped_stats_predictor_paths()) candidates.push_back(s);
@@ -157,13 +154,28 @@ StreamOptions recommended_slice_options(const ModelFile& model, std::string* not
       continue;
     }
     if (note) *note = "slice statistics: predictor " + path;
-    return with_predictor(std::move(p), model, note);
+    return with_predictor(std::move(p));
   }
   if (note)
     *note = "slice mode speaks as exact mode: " +
             (skipped.empty() ? "no statistics predictor at " + candidates.front() : skipped) +
             " (scripts/fit-stats-predictor makes one for this model, docs/streaming.md)";
   return StreamOptions{};
+}
+
+}  // namespace
+
+StreamOptions recommended_slice_options(const ModelFile& model, std::string* note) {
+  // The early start's predictor loads beside the slices' one: each costs ~8 ms in a new process, on the way
+  // to its first audio (kokoro-say reads them right after the model opens).
+  std::string early_note;
+  auto early = std::async(std::launch::async, [&] { return find_early_predictor(model, early_note); });
+  StreamOptions o = slices_options(model, note);
+  if (o.predictor) {  // without the slices' predictor slice mode speaks as exact mode: no early start either
+    o.early_predictor = early.get();
+    if (note) *note += early_note;
+  }
+  return o;
 }
 
 const char* to_string(StreamEvent::Kind kind) {
