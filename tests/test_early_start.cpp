@@ -89,12 +89,6 @@ TEST(EarlyStart, ReplacesOnlyTheFirstFramesOfALongSegment) {
   const double rms_early = rms(early, 0, early_end), rms_plain = rms(plain, 0, early_end);
   std::printf("early start: first %zu samples max |diff| %.3e (rms %.4f vs %.4f), after the crossfade %.2e (peak %.3f)\n",
               early_end, before, rms_early, rms_plain, after, peak);
-  if (std::getenv("EARLY_DUMP")) {
-    for (size_t i = 0; i < plain.size(); i += 600) {
-      float d = 0; for (size_t j = i; j < std::min(plain.size(), i + 600); ++j) d = std::max(d, std::fabs(early[j] - plain[j]));
-      std::printf("frame %zu maxdiff %.3e rms %.4f %.4f\n", i / 600, d, rms(early, i, std::min(plain.size(), i + 600)), rms(plain, i, std::min(plain.size(), i + 600)));
-    }
-  }
   EXPECT_GT(peak, 0.05f);
   EXPECT_LT(after, 1e-4f) << "after the crossfade the audio is slice mode's without an early start";
   EXPECT_GT(before, 0.0f) << "the early frames come from the early run, not from the exact path";
