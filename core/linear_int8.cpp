@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 #include <memory>
 #include <string>
 #include <vector>
@@ -81,11 +84,41 @@ void linear_rows_int8(const Tensor& x, const Int8Rows& xq, const TensorView& w, 
     }
     for (int64_t t = 0; t < T; ++t) {
       float* yr = y.data() + t * out + n0;
+#if defined(__AVX512F__)
+      // 64 columns of the row stay in four registers while every outlier is added (in the channels' order,
+      // as the loop below: the same sums), four independent chains of FMAs; a load and a store of the row
+      // per outlier made this loop ~5 % of ALBERT's time at 275 tokens.
+      float v[kMaxOutliers];
+      for (int64_t j = 0; j < k; ++j) v[j] = x[t * in + xq.outliers[j]];
+      int64_t i0 = 0;
+      for (; i0 + 64 <= n; i0 += 64) {
+        __m512 a0 = _mm512_loadu_ps(yr + i0), a1 = _mm512_loadu_ps(yr + i0 + 16), a2 = _mm512_loadu_ps(yr + i0 + 32),
+               a3 = _mm512_loadu_ps(yr + i0 + 48);
+        for (int64_t j = 0; j < k; ++j) {
+          const __m512 vj = _mm512_set1_ps(v[j]);
+          const float* w = wf.data() + j * n + i0;
+          a0 = _mm512_fmadd_ps(vj, _mm512_loadu_ps(w), a0);
+          a1 = _mm512_fmadd_ps(vj, _mm512_loadu_ps(w + 16), a1);
+          a2 = _mm512_fmadd_ps(vj, _mm512_loadu_ps(w + 32), a2);
+          a3 = _mm512_fmadd_ps(vj, _mm512_loadu_ps(w + 48), a3);
+        }
+        _mm512_storeu_ps(yr + i0, a0);
+        _mm512_storeu_ps(yr + i0 + 16, a1);
+        _mm512_storeu_ps(yr + i0 + 32, a2);
+        _mm512_storeu_ps(yr + i0 + 48, a3);
+      }
+      for (; i0 < n; i0 += 16) {
+        __m512 a = _mm512_loadu_ps(yr + i0);
+        for (int64_t j = 0; j < k; ++j) a = _mm512_fmadd_ps(_mm512_set1_ps(v[j]), _mm512_loadu_ps(wf.data() + j * n + i0), a);
+        _mm512_storeu_ps(yr + i0, a);
+      }
+#else
       for (int64_t j = 0; j < k; ++j) {
         const float v = x[t * in + xq.outliers[j]];
         const float* w = wf.data() + j * n;
         for (int64_t i = 0; i < n; ++i) yr[i] += v * w[i];
       }
+#endif
     }
   });
 }
