@@ -28,19 +28,32 @@ AcousticModel::AcousticModel(std::shared_ptr<const ModelFile> model)
   bert_enc_b_ = model_->get("bert_encoder.bias", {hidden_});
 }
 
+namespace {
+
+// bf16 (core/precision.h) reaches the acoustic model only when asked for everywhere (bf16-all, int8); int8 is
+// seen by ALBERT only, the other kernels treat it as bf16.
+Precision acoustic_kernel_precision() {
+  const Precision p = precision();
+  return p == Precision::int8 ? Precision::int8 : p == Precision::bf16_all ? Precision::bf16 : Precision::fp32;
+}
+
+}  // namespace
+
 void AcousticModel::forward(const std::vector<int64_t>& ids, const float* style, float speed, AlignedFeatures& out,
                             const Trace* t) const {
+  Tensor shared;
+  forward_text(ids, style, speed, out, shared, t);
+  forward_curves(shared, style, out, t);
+}
+
+void AcousticModel::forward_text(const std::vector<int64_t>& ids, const float* style, float speed, AlignedFeatures& out,
+                                 Tensor& shared, const Trace* t) const {
   if (ids.empty()) throw Error("no tokens to synthesize");
   if (static_cast<int64_t>(ids.size()) > max_tokens())
     throw Error(std::to_string(ids.size()) + " tokens exceed the model's context of " + std::to_string(max_tokens()) +
                 " (510 phonemes + 2 boundary tokens); split the text");
   const float* prosody_style = style + style_dim_;  // ref_s[:, 128:]
-  // bf16 (core/precision.h) reaches the acoustic model only when asked for everywhere (bf16-all, int8); int8
-  // is seen by ALBERT only, the other kernels treat it as bf16.
-  const Precision p = precision();
-  const ScopedKernelPrecision kernels(p == Precision::int8       ? Precision::int8
-                                      : p == Precision::bf16_all ? Precision::bf16
-                                                                 : Precision::fp32);
+  const ScopedKernelPrecision kernels(acoustic_kernel_precision());
   Tensor bert_dur, d_en, d, dur_sum, en, t_en;
   bert_.forward(ids, bert_dur);
   trace(t, "bert_dur", bert_dur);
@@ -64,13 +77,20 @@ void AcousticModel::forward(const std::vector<int64_t>& ids, const float* style,
   d_cols.matrix() = d.matrix().transpose();
   repeat_columns(d_cols, out.durations, en);
   trace(t, "en", en);
-  predictor_.f0_n(en, prosody_style, out.f0, out.n);
-  trace(t, "F0_pred", out.f0);
-  trace(t, "N_pred", out.n);
+  predictor_.shared_features(en, shared);
   text_encoder_.forward(ids, t_en);
   trace(t, "t_en", t_en);
   repeat_columns(t_en, out.durations, out.asr);
   trace(t, "asr", out.asr);
+  out.f0 = Tensor();
+  out.n = Tensor();
+}
+
+void AcousticModel::forward_curves(const Tensor& shared, const float* style, AlignedFeatures& out, const Trace* t) const {
+  const ScopedKernelPrecision kernels(acoustic_kernel_precision());
+  predictor_.curves_from_shared(shared, style + style_dim_, out.f0, out.n);
+  trace(t, "F0_pred", out.f0);
+  trace(t, "N_pred", out.n);
 }
 
 }  // namespace kokoro

@@ -28,7 +28,15 @@ class AcousticModel {
   // ids include the boundary 0 tokens; style is the 256-float voice row (ref_s).
   void forward(const std::vector<int64_t>& ids, const float* style, float speed, AlignedFeatures& out,
                const Trace* trace = nullptr) const;
+  // forward in two steps (the same arithmetic): everything but the F0 and energy curves (out.f0 and out.n left
+  // empty) and the shared BiLSTM's output [hidden, F] they come from; then the curves. Slice mode's early start
+  // (engine/stream_engine_early.cpp) runs the curves' first frames in between.
+  void forward_text(const std::vector<int64_t>& ids, const float* style, float speed, AlignedFeatures& out,
+                    Tensor& shared, const Trace* trace = nullptr) const;
+  void forward_curves(const Tensor& shared, const float* style, AlignedFeatures& out, const Trace* trace = nullptr) const;
   int64_t max_tokens() const { return bert_.max_positions(); }
+  int64_t style_dim() const { return style_dim_; }  // each half of the 256-float voice row
+  const ProsodyPredictor& predictor() const { return predictor_; }
 
  private:
   std::shared_ptr<const ModelFile> model_;

@@ -91,11 +91,20 @@ void ProsodyPredictor::durations(const Tensor& d, float speed, Tensor& dur_sum, 
 }
 
 void ProsodyPredictor::f0_n(const Tensor& en, const float* style, Tensor& f0, Tensor& n) const {
+  Tensor shared;
+  shared_features(en, shared);
+  curves_from_shared(shared, style, f0, n);
+}
+
+void ProsodyPredictor::shared_features(const Tensor& en, Tensor& shared) const {
   Tensor rows({en.dim(1), en.dim(0)}), x;
   rows.matrix() = en.matrix().transpose();
   bilstm(rows, shared_fwd_, shared_bwd_, x);
-  Tensor shared({x.dim(1), x.dim(0)});
+  shared.resize({x.dim(1), x.dim(0)});
   shared.matrix() = x.matrix().transpose();
+}
+
+void ProsodyPredictor::curves_from_shared(const Tensor& shared, const float* style, Tensor& f0, Tensor& n) const {
   auto branch = [&](const std::vector<AdainResBlk1d>& blocks, const TensorView& w, const TensorView& b, Tensor& out) {
     Tensor a = shared, c;
     for (const auto& blk : blocks) {

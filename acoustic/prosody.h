@@ -23,8 +23,21 @@ class ProsodyPredictor {
   void encode(const Tensor& d_en, const float* style, Tensor& d) const;
   // d [T, hidden + style] -> unrounded dur_sum [T] and integer durations [T] (>= 1)
   void durations(const Tensor& d, float speed, Tensor& dur_sum, std::vector<int64_t>& dur, const Trace* trace) const;
-  // en [hidden + style, F] -> F0 [2F], N [2F]
+  // en [hidden + style, F] -> F0 [2F], N [2F]: shared_features then curves_from_shared.
   void f0_n(const Tensor& en, const float* style, Tensor& f0, Tensor& n) const;
+  // The two halves of f0_n. en -> the shared BiLSTM's output [hidden, F] (over the whole segment: its backward
+  // direction needs the last frame), then the F0 and N branches on it. Split so that slice mode's early start
+  // can run the branches' first frames alone (acoustic/stream_prosody.h) before the whole branches.
+  void shared_features(const Tensor& en, Tensor& shared) const;
+  void curves_from_shared(const Tensor& shared, const float* style, Tensor& f0, Tensor& n) const;
+
+  // The branches' parts, for acoustic/stream_prosody.h: 3 blocks and a 1x1 projection [1, hidden/2, 1] each.
+  const std::vector<AdainResBlk1d>& f0_blocks() const { return f0_blocks_; }
+  const std::vector<AdainResBlk1d>& n_blocks() const { return n_blocks_; }
+  const TensorView& f0_proj_weight() const { return f0_proj_w_; }
+  const TensorView& f0_proj_bias() const { return f0_proj_b_; }
+  const TensorView& n_proj_weight() const { return n_proj_w_; }
+  const TensorView& n_proj_bias() const { return n_proj_b_; }
 
  private:
   std::shared_ptr<const ModelFile> model_;
