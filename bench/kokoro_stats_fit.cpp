@@ -242,7 +242,7 @@ int main(int argc, char** argv) {
   app.add_option("--seed", seed, "Seed of the text, voice and speed draws")->capture_default_str();
   app.add_option("--precision", precision, "Kernel precision of the collection")->capture_default_str();
   app.add_flag("--early", early,
-               "--collect: features of the decoder's inputs and every decoder AdaIN layer as targets (the early "
+               "--collect: features known once the durations are and every AdaIN layer of the F0 and energy branches and of the decoder as targets (the early "
                "predictor: the whole decoder runs in slices)");
   app.add_flag("--fit", fit, "Fit the predictor on the data, report the held-out errors, write it");
   app.add_option("--ridge", ridges, "Ridge penalties to try (relative), comma-separated")->capture_default_str();
@@ -274,7 +274,7 @@ int main(int argc, char** argv) {
       Data d;
       d.voices = split(voices, ',');
       d.feature_layout = early ? kStatsEarlyFeatureLayout : kStatsFeatureLayout;
-      d.layers = early ? StatsPredictor::decoder_layers(synth->model()) : StatsPredictor::generator_layers(synth->model());
+      d.layers = early ? StatsPredictor::early_layers(synth->model()) : StatsPredictor::generator_layers(synth->model());
       std::vector<VoicePack> packs;
       for (const auto& v : d.voices) packs.push_back(VoicePack::resolve(v, assets_dir));
       const Decoder& dec = synth->decoder();
@@ -295,19 +295,22 @@ int main(int argc, char** argv) {
           ids.push_back(0);
           const float* style = packs[v].style_for(static_cast<int>(utf8::count_code_points(seg.phonemes)));
           AlignedFeatures feats;
-          synth->acoustic().forward(ids, style, speed, feats);
-          Tensor x, audio;
-          InstanceStatsCapture capture;  // the decoder half's layers too (the early predictor's targets)
+          Tensor shared, x, audio;
+          // Every AdaIN layer on this thread: the F0 and energy branches' and the decoder half's too (the early
+          // predictor's targets).
+          InstanceStatsCapture capture;
+          synth->acoustic().forward_text(ids, style, speed, feats, shared);
+          synth->acoustic().forward_curves(shared, style, feats);
           dec.features(feats.asr, feats.f0, feats.n, style, x);
           SeededNoise noise(0);
           dec.generator().forward(x, feats.f0.data(), style, noise, audio);
-          d.features.push_back(early ? stats_predictor_early_features(feats.asr, feats.f0.data(), feats.n.data(), style, style_dim)
+          d.features.push_back(early ? stats_predictor_early_features(feats.asr, shared, style, kStyleDim)
                                      : stats_predictor_features(x, feats.f0.data(), style, style_dim));
           const Eigen::VectorXf t = stats_targets(capture.stats(), d.layers);
           d.targets.emplace_back(t.data(), t.data() + t.size());
           d.voice.push_back(v);
           d.frames.push_back(x.dim(1));
-          audio_s += audio.numel() / double(kSampleRate);
+          audio_s += static_cast<double>(feats.frames() * kSamplesPerFrame) / kSampleRate;
         }
         if (d.features.size() % 100 == 0 || static_cast<int>(d.features.size()) >= collect) {
           std::fprintf(stderr, "  %zu segments, %.0f s of audio, %.0f s elapsed\n", d.features.size(), audio_s,

@@ -53,6 +53,7 @@ double ms_since(Clock::time_point t) { return std::chrono::duration<double, std:
 struct Case {
   std::string text;
   AlignedFeatures feats;
+  Tensor shared;  // the prosody predictor's shared BiLSTM output (an early predictor's features)
   std::vector<float> style;
   std::vector<float> exact;
   double exact_ms = 0, decoder_ms = 0;  // whole-segment vocoder time, and its decoder half
@@ -84,7 +85,8 @@ std::vector<Case> prepare(const std::vector<std::string>& lines, const Frontend&
       ids.insert(ids.begin(), 0);
       ids.push_back(0);
       auto t0 = Clock::now();
-      synth.acoustic().forward(ids, c.style.data(), 1.0f, c.feats);
+      synth.acoustic().forward_text(ids, c.style.data(), 1.0f, c.feats, c.shared);
+      synth.acoustic().forward_curves(c.shared, c.style.data(), c.feats);
       c.acoustic_ms = ms_since(t0);
       if (exact_audio) {
         SeededNoise noise(0);
@@ -123,11 +125,11 @@ struct Policy {
 };
 
 // The predictor's statistics for a case: a late predictor's for the generator layers (from the exact decoder
-// features), an early one's for every decoder layer (from the decoder's inputs).
+// features), an early one's for every decoder layer (from the aligned text and shared prosody features).
 std::map<std::string, InstanceStats> predicted_stats(const StatsPredictor& predictor, const Decoder& dec, const Case& c) {
   std::vector<float> features;
   if (predictor.early()) {
-    features = stats_predictor_early_features(c.feats.asr, c.feats.f0.data(), c.feats.n.data(), c.style.data(), dec.style_dim());
+    features = stats_predictor_early_features(c.feats.asr, c.shared, c.style.data(), static_cast<int64_t>(c.style.size()));
   } else {
     Tensor x;
     dec.features(c.feats.asr, c.feats.f0, c.feats.n, c.style.data(), x);

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/heap.h"
+#include "acoustic/stream_prosody.h"
 #include "engine/word_timing.h"
 #include "frontend/sentence_feed.h"
 #include "frontend/utf8.h"
@@ -59,6 +60,7 @@ StreamEngine::StreamEngine(std::shared_ptr<const Synthesizer> synth, std::shared
         why = "early frames, crossfade and minimum segment must be at least one frame";
       if (!why.empty()) throw Error("streaming engine: early predictor " + e.path + ": " + why);
       early_decoder_ = std::make_unique<StreamDecoder>(synth_->decoder());
+      early_prosody_ = std::make_unique<StreamProsody>(synth_->acoustic().predictor());
     }
   }
 
@@ -401,7 +403,14 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
       const uint64_t ahead = (frames_produced_.load() - frames_vocoded_.load()) * kSamplesPerFrame;
       if (!take_turn(turn, generation, deadline_ns(id, ahead))) return;
       const auto t0 = Clock::now();
-      acoustic.forward(ids, style, voice_options.speed * static_cast<float>(seg.rate), feats);
+      // A segment that will start early (slice mode, stream_engine_early.cpp) leaves its F0 and energy curves
+      // to the vocoder worker: its first frames come before them, from the shared prosody features.
+      Tensor shared;
+      acoustic.forward_text(ids, style, voice_options.speed * static_cast<float>(seg.rate), feats, shared);
+      if (!starts_early(feats.frames())) {
+        acoustic.forward_curves(shared, style, feats);
+        shared = Tensor();
+      }
       record_stage(id, EngineStage::acoustic, t0, Clock::now());
       turn = ComputeScheduler::Turn();
       const double acoustic_s = ms_since(t0) / 1e3;
@@ -451,6 +460,7 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
       a.asr = std::move(feats.asr);
       a.f0 = std::move(feats.f0);
       a.n = std::move(feats.n);
+      a.shared = std::move(shared);
       if (a.frames() != F) throw Error("streaming engine: aligned features of " + std::to_string(a.frames()) +
                                         " frames, durations say " + std::to_string(F) + " (internal)");
       WorkItem item{};

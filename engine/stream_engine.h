@@ -73,6 +73,7 @@
 namespace kokoro {
 
 class StreamDecoder;
+class StreamProsody;
 
 struct EngineVoice {
   float speed = 1.0f;
@@ -155,6 +156,7 @@ class StreamEngine {
   // and what exact mode's pre-roll needs to know of the segments after it.
   struct AlignedSegment {
     Tensor asr, f0, n;                     // [512, F], [2F], [2F]
+    Tensor shared;                         // [512, F] while f0 and n are still to come (a segment that starts early)
     std::vector<float> style;              // kStyleDim
     int64_t text_begin = 0, text_end = 0;  // bytes in the utterance's text
     std::vector<EventItem> words;          // word events and marks inside it, positions relative to its start (samples)
@@ -330,10 +332,13 @@ class StreamEngine {
     Tensor tail;         // the early run's audio right after them, crossfaded into the exact path's
   };
   std::unique_ptr<StreamDecoder> early_decoder_;  // used by the vocoder worker only
-  double early_restart_pace_ = 0;  // the exact path's restart (decoder half, prediction) per second of segment
+  std::unique_ptr<StreamProsody> early_prosody_;  // the F0/energy branches' first frames; the vocoder worker's
+  double early_restart_pace_ = 0;  // the exact path's restart (F0/energy curves, decoder half, prediction) per second of segment
   bool starts_early(int64_t frames) const;
-  bool start_early(uint64_t generation, uint64_t utterance, const Tensor& asr, const Tensor& f0, const Tensor& n,
-                   NoiseSource& noise, EarlyStart& early);
+  // asr and shared: the segment's aligned text features and shared prosody features (its F0 and energy curves
+  // are computed after this, by the exact path).
+  bool start_early(uint64_t generation, uint64_t utterance, const Tensor& asr, const Tensor& shared, NoiseSource& noise,
+                   EarlyStart& early);
   // exact: the exact path's samples from the segment's start; out: what is left to queue of them, the early
   // tail crossfaded in. Throws kokoro::Error if the exact path's first push fell short of the tail's end.
   static void splice_early(const EarlyStart& early, const Tensor& exact, Tensor& out);

@@ -1,17 +1,22 @@
 // Slice mode's early start (issue 28; docs/streaming.md, "The early start"). Before a segment's first slice,
-// slice mode runs the decoder half over the whole segment: its 10 AdaIN layers need the segment's statistics.
-// On a 50-word sentence that is ~90 ms of first audio on the yardstick machine. A long segment instead starts
-// with the whole decoder in slices (StreamDecoder fed aligned frames), every AdaIN layer normalised with the
-// early predictor's statistics (predicted from the decoder's inputs), and queues the first early_frames of
-// audio. Then the exact path runs as if there had been no early start: the decoder half over the whole
-// segment, the generator from the segment's start (its slices carry state, so it must begin at frame 0). Its
-// audio replaces the early run's from early_frames on, after a crossfade of early_crossfade_frames. From
-// there on the audio is slice mode's without an early start, bit for bit (tested), so the early predictor's
-// error (5-7 dB LSD over whole segments) stays in the first 0.3 s, mostly the leading silence and the first
-// phoneme.
+// slice mode runs the F0 and energy branches and the decoder half over the whole segment: their 12 and 10
+// AdaIN layers need the segment's statistics. On a 50-word sentence that is ~110 ms of first audio on the
+// yardstick machine. A long segment instead starts as soon as its durations and the shared prosody features
+// are known: the branches' first frames run chunk by chunk (acoustic/stream_prosody.h) and the whole decoder
+// in slices (StreamDecoder fed aligned frames), every AdaIN layer of both normalised with the early
+// predictor's statistics (predicted from the aligned text features and the shared prosody features), and the
+// first early_frames of audio are queued. Then the exact path runs as if there had been no early start: the
+// curves and the decoder half over the whole segment, the generator from the segment's start (its slices
+// carry state, so it must begin at frame 0). Its audio replaces the early run's from early_frames on, after a
+// crossfade of early_crossfade_frames. From there on the audio is slice mode's without an early start, bit for
+// bit (tested), so the early predictor's error stays in the first 0.3 s, mostly the leading silence and the
+// first phoneme.
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <string>
 
+#include "acoustic/stream_prosody.h"
 #include "core/error.h"
 #include "engine/stream_engine.h"
 #include "vocoder/stats_predictor.h"
@@ -26,6 +31,29 @@ namespace {
 // decoder half's convolutions (~1 frame each) plus the generator's look-ahead (measured: 4 frames of audio
 // need 18 frames pushed, 13 need 27). A push that still falls short is topped up frame by frame.
 constexpr int64_t kAlignedLookaheadFrames = 14;
+// Frames past the curves' values a push of shared prosody features must reach: the F0 and energy branches'
+// six k=3 convolutions, two of them at twice the frame rate. A push that falls short is topped up.
+constexpr int64_t kProsodyLookaheadFrames = 5;
+
+// Where a layer's input is known before the early start, its statistics are not predicted but computed: the
+// F0 and energy branches' first layers normalise the shared prosody features themselves, and the decoder's
+// first layer normalises [asr; F0; N], whose first 512 channels are the aligned text features (a rank-32
+// prediction cannot carry 512 channels through: held-out errors 0.09 / 0.14 of a std for these layers, against
+// ~0.02-0.05 for the others). x's rows go to channels [first, first + rows) of the layer.
+void set_input_moments(std::map<std::string, MomentStats>& stats, const std::string& layer, const Tensor& x, int64_t first) {
+  auto it = stats.find(layer);
+  if (it == stats.end() || static_cast<int64_t>(it->second.mean.size()) < first + x.dim(0))
+    throw Error("early start: no prediction for layer " + layer + " with " + std::to_string(first + x.dim(0)) + " channels");
+  const int64_t F = x.dim(1);
+  for (int64_t c = 0; c < x.dim(0); ++c) {
+    const float* r = x.data() + c * F;
+    double s = 0, ss = 0;
+    for (int64_t t = 0; t < F; ++t) s += r[t], ss += double(r[t]) * r[t];
+    const double mean = s / F;
+    it->second.mean[first + c] = static_cast<float>(mean);
+    it->second.var[first + c] = static_cast<float>(std::max(0.0, ss / F - mean * mean));
+  }
+}
 
 }  // namespace
 
@@ -36,21 +64,41 @@ bool StreamEngine::starts_early(int64_t frames) const {
          frames >= options_.early_frames + options_.early_crossfade_frames + StreamDecoder::kFeaturesLookaheadFrames;
 }
 
-bool StreamEngine::start_early(uint64_t generation, uint64_t utterance, const Tensor& asr, const Tensor& f0,
-                               const Tensor& n, NoiseSource& noise, EarlyStart& early) {
+bool StreamEngine::start_early(uint64_t generation, uint64_t utterance, const Tensor& asr, const Tensor& shared,
+                               NoiseSource& noise, EarlyStart& early) {
   const int64_t F = asr.dim(1);
   const int64_t E = options_.early_frames, X = options_.early_crossfade_frames;
-  const Decoder& dec = synth_->decoder();
+  const AcousticModel& acoustic = synth_->acoustic();
   ComputeScheduler::Turn turn;
   if (!take_turn(turn, generation, deadline_ns(utterance, 0))) return false;
   auto t0 = Clock::now();
-  PredictedStats stats(options_.early_predictor->predict(
-                           stats_predictor_early_features(asr, f0.data(), n.data(), seg_.style.data(), dec.style_dim())),
-                       false);
+  std::map<std::string, MomentStats> predicted =
+      options_.early_predictor->predict(stats_predictor_early_features(asr, shared, seg_.style.data(), kStyleDim));
+  set_input_moments(predicted, "predictor.F0.0.norm1", shared, 0);
+  set_input_moments(predicted, "predictor.N.0.norm1", shared, 0);
+  set_input_moments(predicted, "decoder.encode.norm1", asr, 0);
+  PredictedStats prosody_stats(predicted, false), stats(predicted, false);
+  StreamProsody& sp = *early_prosody_;
+  sp.begin(seg_.style.data() + acoustic.style_dim(), prosody_stats, F);
   StreamDecoder& sd = *early_decoder_;
   sd.begin(seg_.style.data(), noise, stats, F, StreamDecoder::Input::aligned_frames);
   record_stage(utterance, EngineStage::decoder, t0, Clock::now());
   turn = ComputeScheduler::Turn();
+
+  // The early F0 and energy curves, 2 values per frame from the segment's start, as far as the pushes need.
+  std::vector<float> f0, n;
+  int64_t shared_pushed = 0;
+  Tensor shared_cols;
+  const auto curves_until = [&](int64_t frames) {
+    frames = std::min(frames, F);
+    while (static_cast<int64_t>(f0.size()) < 2 * frames) {
+      if (shared_pushed == F) throw Error("early start: the F0 and energy branches ended short (internal)");
+      const int64_t to = std::min(F, std::max(shared_pushed + 1, frames + kProsodyLookaheadFrames));
+      copy_columns(shared, shared_pushed, to - shared_pushed, shared_cols);
+      sp.push(shared_cols, to == F, f0, n);
+      shared_pushed = to;
+    }
+  };
 
   // The exact path's estimated cost, for the pre-roll: its decoder half over the segment and the generator
   // again over the early frames (plus its look-ahead) at the slices' pace.
@@ -77,6 +125,7 @@ bool StreamEngine::start_early(uint64_t generation, uint64_t utterance, const Te
     for (int64_t to = std::min(F, std::max(pushed + 1, target + kAlignedLookaheadFrames)); produced < target * kSamplesPerFrame;
          to = std::min(F, pushed + 1)) {
       if (to == pushed) throw Error("early start: the segment ended before its early audio (internal)");
+      curves_until(to);
       copy_columns(asr, pushed, to - pushed, cols);
       sd.push(cols, f0.data() + 2 * pushed, n.data() + 2 * pushed, to == F, audio);
       // Samples [produced, produced + count): those before early_end are queued, those up to tail_end kept.

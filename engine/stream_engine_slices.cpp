@@ -32,9 +32,26 @@ bool StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, co
   Tensor audio, exact;
   // A long segment's first audio need not wait for its decoder half (stream_engine_early.cpp).
   EarlyStart early;
-  if (starts_early(F) && !start_early(generation, utterance, asr, f0, n, noise, early)) return false;
-  // The decoder half over the whole segment: exact statistics, and one pass over its 1024-wide weights.
   ComputeScheduler::Turn turn;
+  double curves_s = 0;
+  if (seg_.f0.numel() == 0) {
+    // The segment starts early and its F0 and energy curves are still to come (StreamEngine::speak_text): the
+    // early start runs their first frames, then the curves over the whole segment (f0 and n are seg_'s).
+    if (!start_early(generation, utterance, asr, seg_.shared, noise, early)) return false;
+    if (!take_turn(turn, generation, deadline_ns(utterance, 0))) return false;
+    const auto c0 = Clock::now();
+    AlignedFeatures curves;
+    synth_->acoustic().forward_curves(seg_.shared, seg_.style.data(), curves);
+    seg_.f0 = std::move(curves.f0);
+    seg_.n = std::move(curves.n);
+    seg_.shared = Tensor();
+    record_stage(utterance, EngineStage::acoustic, c0, Clock::now());
+    curves_s = ms_since(c0) / 1e3;
+    add_synth_seconds(utterance, curves_s);
+    turn = ComputeScheduler::Turn();
+    if (f0.numel() != 2 * F || n.numel() != 2 * F) throw Error("slice mode: the F0 and energy curves do not match the segment (internal)");
+  }
+  // The decoder half over the whole segment: exact statistics, and one pass over its 1024-wide weights.
   if (!take_turn(turn, generation, deadline_ns(utterance, 0))) return false;
   auto t0 = Clock::now();
   Tensor x, cols;
@@ -50,7 +67,7 @@ bool StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, co
   sd.begin(seg_.style.data(), noise, stats, F, StreamDecoder::Input::decoder_features);
   double compute_s = ms_since(t0) / 1e3;
   if (early.frames > 0) {
-    const double pace_now = compute_s / (static_cast<double>(F * kSamplesPerFrame) / kSampleRate);
+    const double pace_now = (curves_s + compute_s) / (static_cast<double>(F * kSamplesPerFrame) / kSampleRate);
     early_restart_pace_ = early_restart_pace_ > 0 ? updated_preroll_rtf(early_restart_pace_, pace_now) : pace_now;
   }
   // The stage table's "decoder": the decoder half and the statistics prediction (the harmonic source streams

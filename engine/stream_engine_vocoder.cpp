@@ -133,7 +133,9 @@ void StreamEngine::return_idle_memory() {
 
 void StreamEngine::synthesize_segment(uint64_t generation, uint64_t utterance) {
   const int64_t F = seg_.frames();
-  if (F < 1 || seg_.asr.dim(0) != kAsrDim || seg_.f0.numel() != 2 * F || seg_.n.numel() != 2 * F)
+  const bool curves_to_come = seg_.shared.rank() == 2 && seg_.shared.dim(1) == F && seg_.f0.numel() == 0;
+  if (F < 1 || seg_.asr.dim(0) != kAsrDim || (!curves_to_come && (seg_.f0.numel() != 2 * F || seg_.n.numel() != 2 * F)) ||
+      (curves_to_come && (mode_ != SynthesisMode::slice || !starts_early(F))))
     throw Error("streaming engine: a segment of " + std::to_string(F) + " frames with inconsistent features (internal)");
   const Tensor& asr = seg_.asr;
   const Tensor& f0 = seg_.f0;

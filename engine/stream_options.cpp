@@ -83,7 +83,7 @@ void warn_once(const std::string& message) {
 // decoder half's statistics"), so the slices after a segment's first 0.3 s take the predictor fitted on the
 // decoder's output.
 constexpr const char* kEarlyPredictorRefused =
-    "an early predictor (features of the decoder's inputs) serves only the early start "
+    "an early predictor (features known before the F0 and energy curves) serves only the early start "
     "(KOKORO_EARLY_PREDICTOR); the slices take one fitted on the decoder's output (kokoro-stats-fit without --early, "
     "docs/streaming.md)";
 
@@ -109,7 +109,15 @@ std::shared_ptr<const StatsPredictor> find_early_predictor(const ModelFile& mode
   for (const std::string& s : shipped_early_stats_predictor_paths()) candidates.push_back(s);
   for (const std::string& path : candidates) {
     if (!std::filesystem::exists(path)) continue;
-    auto p = std::make_shared<const StatsPredictor>(StatsPredictor::load(path));
+    // A file found (not named) that an earlier version fitted (another feature layout) is passed over, not
+    // fatal: the programs still speak. A damaged one is an error, as for the slices' predictor.
+    std::shared_ptr<const StatsPredictor> p;
+    try {
+      p = std::make_shared<const StatsPredictor>(StatsPredictor::load(path));
+    } catch (const OutdatedPredictorError& e) {
+      warn_once(std::string("early predictor not used: ") + e.what());
+      continue;
+    }
     if (const std::string why = why_not(*p); !why.empty()) {
       warn_once("early predictor " + path + " not used: " + why);
       continue;
@@ -146,7 +154,14 @@ StreamOptions slices_options(const ModelFile& model, std::string* note) {
   std::string skipped;
   for (const std::string& path : candidates) {
     if (!std::filesystem::exists(path)) continue;
-    auto p = std::make_shared<StatsPredictor>(StatsPredictor::load(path));
+    std::shared_ptr<StatsPredictor> p;
+    try {
+      p = std::make_shared<StatsPredictor>(StatsPredictor::load(path));
+    } catch (const OutdatedPredictorError& e) {  // found, not named, fitted by an earlier version: passed over
+      warn_once(std::string("statistics predictor not used: ") + e.what());
+      skipped += (skipped.empty() ? "" : "; ") + path + " is of an earlier version";
+      continue;
+    }
     const std::string why = p->early() ? kEarlyPredictorRefused : p->mismatch(model);
     if (!why.empty()) {
       warn_once("statistics predictor " + path + " not used: " + why);

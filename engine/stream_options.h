@@ -47,9 +47,10 @@ struct StreamOptions {
   // slices end (docs/streaming.md).
   std::shared_ptr<const StatsPredictor> predictor;
   // slice mode, the early start (issue 28; docs/streaming.md, "The early start"): a segment of at least
-  // early_start_min_frames starts without waiting for its decoder half. Its first early_frames of audio come
-  // from the whole decoder in slices normalised by this early predictor's statistics (kokoro-stats-fit
-  // --early: predicted from the decoder's inputs); meanwhile-queued audio covers the exact path, which then
+  // early_start_min_frames starts without waiting for its F0/energy curves and decoder half. Its first
+  // early_frames of audio come from the curves' first frames and the whole decoder in slices, normalised by
+  // this early predictor's statistics (kokoro-stats-fit --early: predicted from the aligned text and shared
+  // prosody features, known once the durations are); meanwhile-queued audio covers the exact path, which then
   // runs from the segment's start as without the early start and takes over after a crossfade of
   // early_crossfade_frames. So only the first early_frames (0.3 s) differ from slice mode without it. Null: no
   // early start (every segment waits for its decoder half).

@@ -339,7 +339,7 @@ TEST(StatsPredictor, SliceSettingsFindThePredictorBesideTheModel) {
   ::setenv("KOKORO_SLICE_PREDICTOR", stats_predictor_path(model_path).c_str(), 1);
   expect_error_naming([&] { recommended_slice_options(*model); }, "another model", "a named predictor for another model");
 
-  // An early predictor (the decoder's inputs as features) serves the early start only, never the slices'
+  // An early predictor (features known before the F0 curve) serves the early start only, never the slices'
   // statistics: skipped in the slices' place beside the model, an error when named there.
   Eigen::MatrixXf F, Y;
   linear_data(60, 12, 1, F, Y);
@@ -379,6 +379,23 @@ TEST(StatsPredictor, SliceSettingsFindThePredictorBesideTheModel) {
   std::filesystem::remove(early_stats_predictor_path(model_path));
   EXPECT_EQ(recommended_slice_options(*model, &note).early_predictor, nullptr) << note;
   EXPECT_NE(note.find("no early start"), std::string::npos) << note;
+  // One an earlier version fitted (another feature layout), found beside the model: passed over with a
+  // warning, never fatal (the programs still speak, without the early start); named, an error.
+  StatsPredictor stale = fit_stats_predictor(F, Y, kLayers, o, "v2-early: an earlier layout");
+  stale.fitted_for = StatsPredictor::model_identity(*model);
+  stale.save(early_stats_predictor_path(model_path));
+  const StreamOptions without_stale = recommended_slice_options(*model, &note);
+  EXPECT_NE(without_stale.predictor, nullptr) << note;
+  EXPECT_EQ(without_stale.early_predictor, nullptr) << note;
+  ::setenv("KOKORO_EARLY_PREDICTOR", early_stats_predictor_path(model_path).c_str(), 1);
+  expect_error_naming([&] { recommended_slice_options(*model); }, "another feature layout",
+                      "a named early predictor of an earlier layout");
+  ::unsetenv("KOKORO_EARLY_PREDICTOR");
+  std::filesystem::remove(early_stats_predictor_path(model_path));
+  // A damaged one beside the model is an error, as for the slices' predictor (below).
+  std::ofstream(early_stats_predictor_path(model_path)) << "not a predictor";
+  EXPECT_THROW(recommended_slice_options(*model), Error);
+  std::filesystem::remove(early_stats_predictor_path(model_path));
 
   ::setenv("KOKORO_SLICE_PREDICTOR", "none", 1);
   EXPECT_EQ(recommended_slice_options(*model).predictor, nullptr);
@@ -439,13 +456,13 @@ TEST(StatsPredictor, ShippedPredictorFitsTheConvertedModel) {
   EXPECT_NE(note.find("predictor " + first), std::string::npos) << note;
 }
 
-// The early start's predictor shipped beside it (data/README.md): compact, early (the decoder's inputs as
-// features, every decoder AdaIN layer as targets), fitted for the converted kokoro-v1_0, and found by the
-// slice settings for that model.
+// The early start's predictor shipped beside it (data/README.md): compact (under 4 MB), early (features known
+// once the durations are, every AdaIN layer of the F0/energy branches and the decoder as targets), fitted for
+// the converted kokoro-v1_0, and found by the slice settings for that model.
 TEST(StatsPredictor, ShippedEarlyPredictorFitsTheConvertedModel) {
   StatsPredictor p;
   ASSERT_NO_FATAL_FAILURE(load_shipped(shipped_early_stats_predictor_paths(), "kokoro-v1_0.early-stats-predictor.kokoro",
-                                       3u << 20, p));
+                                       4u << 20, p));
   EXPECT_TRUE(p.early());
   const std::string model_path = default_model_path();
   ASSERT_TRUE(std::filesystem::exists(model_path))
@@ -500,11 +517,12 @@ TEST(StatsPredictor, PredictedStatsFixedAndPooled) {
   EXPECT_THROW(missing.bind({layer}), Error);
 }
 
-// The early predictor (issue 28): features of the decoder's inputs, every decoder AdaIN layer as a target.
-// Its file keeps its layout; it is matched against the decoder's layers (the decoder half's too), not only
-// the generator's; its features are the moments named by kStatsEarlyFeatureLayout, worked out by hand here.
-TEST(StatsPredictor, EarlyPredictorKeepsItsLayoutAndIsMatchedAgainstEveryDecoderLayer) {
-  const std::vector<StatsLayerShape> layers = {{"decoder.encode.norm1", 3}, {"decoder.generator.b.adain2.1", 5}};
+// The early predictor (issue 28): features known once the durations are, every AdaIN layer of the F0 and
+// energy branches and of the decoder as a target. Its file keeps its layout; it is matched against those
+// layers (not only the generator's); its features are the moments named by kStatsEarlyFeatureLayout, worked
+// out by hand here.
+TEST(StatsPredictor, EarlyPredictorKeepsItsLayoutAndIsMatchedAgainstTheBranchAndDecoderLayers) {
+  const std::vector<StatsLayerShape> layers = {{"predictor.F0.0.norm1", 3}, {"decoder.generator.b.adain2.1", 5}};
   Eigen::MatrixXf F, Y;
   linear_data(60, 12, 1, F, Y);
   StatsFitOptions o;
@@ -519,35 +537,40 @@ TEST(StatsPredictor, EarlyPredictorKeepsItsLayoutAndIsMatchedAgainstEveryDecoder
   EXPECT_TRUE(q.early());
   EXPECT_EQ(q.predict_targets(row(F, 3)), p.predict_targets(row(F, 3)));
 
-  // A model whose decoder has both layers: the early predictor fits it; the generator's layers alone do not.
-  ModelWriter m(nlohmann::json{{"kind", "test-model"}});
-  std::vector<float> fc(2 * 5 * 4, 0.0f);
-  m.add("decoder.encode.norm1.fc.weight", {6, 4}, fc.data());
-  m.add("decoder.generator.b.adain2.1.fc.weight", {10, 4}, fc.data());
-  m.add("predictor.F0.0.norm1.fc.weight", {6, 4}, fc.data());  // not the decoder's: never a target
-  const std::string model_path = temp_path("decoder-model.kokoro");
-  m.write(model_path);
-  const auto model = ModelFile::open(model_path);
+  // A model with an F0 branch layer and a generator layer: the early predictor fits it; the generator's
+  // layers alone do not; the duration encoder's AdaLayerNorm is never a target.
+  auto write_model = [&](bool with_f0_layer) {
+    ModelWriter m(nlohmann::json{{"kind", "test-model"}});
+    std::vector<float> fc(2 * 5 * 4, 0.0f);
+    if (with_f0_layer) m.add("predictor.F0.0.norm1.fc.weight", {6, 4}, fc.data());
+    m.add("decoder.generator.b.adain2.1.fc.weight", {10, 4}, fc.data());
+    m.add("predictor.text_encoder.lstms.1.fc.weight", {6, 4}, fc.data());
+    const std::string model_path = temp_path(with_f0_layer ? "branch-model.kokoro" : "no-branch-model.kokoro");
+    m.write(model_path);
+    return ModelFile::open(model_path);
+  };
+  const auto model = write_model(true);
   EXPECT_EQ(q.mismatch(*model), "");
-  EXPECT_EQ(StatsPredictor::decoder_layers(*model).size(), 2u);
+  EXPECT_EQ(StatsPredictor::early_layers(*model).size(), 2u);
+  EXPECT_EQ(StatsPredictor::decoder_layers(*model).size(), 1u);
   EXPECT_EQ(StatsPredictor::generator_layers(*model).size(), 1u);
+  EXPECT_NE(q.mismatch(*write_model(false)).find("not the F0, energy and decoder layers"), std::string::npos);
   const std::string late = temp_path("late.kokoro");
   fit_stats_predictor(F, Y, layers, o).save(late);
   EXPECT_NE(StatsPredictor::load(late).mismatch(*model).find("not the generator layers"), std::string::npos);
 
-  // The features: asr [2 channels, 2 frames], F0 and energy curves of 4 values, a style of 2.
-  Tensor asr({2, 2});
-  const float a[4] = {1, 3, -2, -2};
+  // The features: asr [2 channels, 2 frames], shared [1 channel, 2 frames], a style of 2.
+  Tensor asr({2, 2}), shared({1, 2});
+  const float a[4] = {1, 3, -2, -2}, h[2] = {0.5f, 1.5f}, style[2] = {0.5f, -0.5f};
   std::copy(a, a + 4, asr.data());
-  const float f0[4] = {0, 100, 200, 0}, n[4] = {1, 2, 3, 6}, style[2] = {0.5f, -0.5f};
-  const std::vector<float> f = stats_predictor_early_features(asr, f0, n, style, 2);
-  ASSERT_EQ(static_cast<int64_t>(f.size()), stats_predictor_early_feature_dim(2, 2));
+  std::copy(h, h + 2, shared.data());
+  const std::vector<float> f = stats_predictor_early_features(asr, shared, style, 2);
+  ASSERT_EQ(static_cast<int64_t>(f.size()), stats_predictor_early_feature_dim(2, 1, 2));
   const float want[] = {2, -2, 1, 0,                                              // asr means, stds
-                        0.5f, static_cast<float>(0.5 * (std::log(100.0) + std::log(200.0))),
-                        static_cast<float>(0.5 * std::log(2.0)), 0.75f, static_cast<float>(std::sqrt(12500.0) / 100.0),
-                        3, static_cast<float>(std::sqrt(3.5)), 6, 0.25f,          // energy: mean, std, max, share above
-                        0.5f, -0.5f, static_cast<float>(std::log(4.0)), 5.0f};    // style, log(T), 10/sqrt(T)
+                        1, 0.5f,                                                  // shared mean, std
+                        0.5f, -0.5f, static_cast<float>(std::log(4.0)), 5.0f};    // style, log(2F), 10/sqrt(2F)
   ASSERT_EQ(f.size(), sizeof want / sizeof want[0]);
   for (size_t i = 0; i < f.size(); ++i) EXPECT_NEAR(f[i], want[i], 1e-5) << "feature " << i;
-  EXPECT_THROW(stats_predictor_early_features(asr, f0, nullptr, style, 2), Error);
+  EXPECT_THROW(stats_predictor_early_features(asr, Tensor({1, 3}), style, 2), Error);  // not the same frames
+  EXPECT_THROW(stats_predictor_early_features(asr, shared, nullptr, 2), Error);
 }

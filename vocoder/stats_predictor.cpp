@@ -69,41 +69,40 @@ std::vector<float> stats_predictor_features(const Tensor& x, const float* f0, co
   return f;
 }
 
-int64_t stats_predictor_early_feature_dim(int64_t channels, int64_t style_dim) { return 2 * channels + 5 + 4 + style_dim + 2; }
+int64_t stats_predictor_early_feature_dim(int64_t asr_channels, int64_t shared_channels, int64_t style_dim) {
+  return 2 * asr_channels + 2 * shared_channels + style_dim + 2;
+}
 
-std::vector<float> stats_predictor_early_features(const Tensor& asr, const float* f0, const float* n, const float* style,
-                                                  int64_t style_dim) {
-  if (asr.rank() != 2 || asr.dim(1) < 1) throw Error("statistics predictor: expected aligned features [C, F], got " + shape_to_string(asr.shape()));
-  if (!f0 || !n || !style) throw Error("statistics predictor: no F0 curve, energy curve or style vector");
-  const int64_t C = asr.dim(0), F = asr.dim(1), T = 2 * F;
-  std::vector<float> f(stats_predictor_early_feature_dim(C, style_dim));
+namespace {
+// Per channel of x [C, F]: mean into out[c], standard deviation into out[C + c].
+void channel_moments(const Tensor& x, float* out) {
+  const int64_t C = x.dim(0), F = x.dim(1);
   for (int64_t c = 0; c < C; ++c) {
-    const float* r = asr.data() + c * F;
+    const float* r = x.data() + c * F;
     double s = 0, ss = 0;
     for (int64_t t = 0; t < F; ++t) s += r[t], ss += double(r[t]) * r[t];
     const double mean = s / F;
-    f[c] = static_cast<float>(mean);
-    f[C + c] = static_cast<float>(std::sqrt(std::max(0.0, ss / F - mean * mean)));
+    out[c] = static_cast<float>(mean);
+    out[C + c] = static_cast<float>(std::sqrt(std::max(0.0, ss / F - mean * mean)));
   }
-  double sn = 0, ssn = 0, nmax = -1e30;
-  for (int64_t t = 0; t < T; ++t) {
-    const double e = n[t];
-    sn += e;
-    ssn += e * e;
-    nmax = std::max(nmax, e);
-  }
-  const double nmean = sn / T;
-  double above = 0;
-  for (int64_t t = 0; t < T; ++t) above += n[t] > nmean ? 1.0 : 0.0;
-  float* g = f.data() + 2 * C;
-  f0_features(f0, T, g);
-  g[5] = static_cast<float>(nmean);
-  g[6] = static_cast<float>(std::sqrt(std::max(0.0, ssn / T - nmean * nmean)));
-  g[7] = static_cast<float>(nmax);
-  g[8] = static_cast<float>(above / T);
-  std::copy(style, style + style_dim, g + 9);
-  g[9 + style_dim] = static_cast<float>(std::log(static_cast<double>(T)));
-  g[10 + style_dim] = static_cast<float>(10.0 / std::sqrt(static_cast<double>(T)));
+}
+}  // namespace
+
+std::vector<float> stats_predictor_early_features(const Tensor& asr, const Tensor& shared, const float* style,
+                                                  int64_t style_dim) {
+  if (asr.rank() != 2 || asr.dim(1) < 1) throw Error("statistics predictor: expected aligned features [C, F], got " + shape_to_string(asr.shape()));
+  if (shared.rank() != 2 || shared.dim(1) != asr.dim(1))
+    throw Error("statistics predictor: expected the shared prosody features [H, " + std::to_string(asr.dim(1)) + "], got " +
+                shape_to_string(shared.shape()));
+  if (!style) throw Error("statistics predictor: no style vector");
+  const int64_t C = asr.dim(0), H = shared.dim(0), T = 2 * asr.dim(1);
+  std::vector<float> f(stats_predictor_early_feature_dim(C, H, style_dim));
+  channel_moments(asr, f.data());
+  channel_moments(shared, f.data() + 2 * C);
+  float* g = f.data() + 2 * C + 2 * H;
+  std::copy(style, style + style_dim, g);
+  g[style_dim] = static_cast<float>(std::log(static_cast<double>(T)));
+  g[style_dim + 1] = static_cast<float>(10.0 / std::sqrt(static_cast<double>(T)));
   return f;
 }
 
@@ -173,6 +172,13 @@ std::vector<StatsLayerShape> StatsPredictor::generator_layers(const ModelFile& m
 
 std::vector<StatsLayerShape> StatsPredictor::decoder_layers(const ModelFile& model) { return adain_layers(model, "decoder."); }
 
+std::vector<StatsLayerShape> StatsPredictor::early_layers(const ModelFile& model) {
+  std::vector<StatsLayerShape> out = adain_layers(model, "predictor.F0.");
+  for (const auto* part : {"predictor.N.", "decoder."})
+    for (StatsLayerShape& l : adain_layers(model, part)) out.push_back(std::move(l));
+  return out;
+}
+
 void StatsPredictor::save(const std::string& file, DType matrices) const {
   nlohmann::json layer_list = nlohmann::json::array();
   for (const StatsLayerShape& l : layers) layer_list.push_back({{"name", l.name}, {"channels", l.channels}});
@@ -210,11 +216,11 @@ StatsPredictor StatsPredictor::load(const std::string& file, const ModelFile* mo
   const nlohmann::json& cfg = f->config();
   if (cfg.value("kind", "") != kStatsPredictorKind) throw Error(what + "not a statistics-predictor file");
   if (cfg.value("version", 0) != kStatsPredictorVersion)
-    throw Error(what + "version " + std::to_string(cfg.value("version", 0)) + ", this engine reads " +
-                std::to_string(kStatsPredictorVersion));
+    throw OutdatedPredictorError(what + "version " + std::to_string(cfg.value("version", 0)) + ", this engine reads " +
+                                 std::to_string(kStatsPredictorVersion));
   const std::string layout = cfg.value("feature_layout", "");
   if (layout != kStatsFeatureLayout && layout != kStatsEarlyFeatureLayout)
-    throw Error(what + "made for another feature layout (\"" + layout + "\"); refit it");
+    throw OutdatedPredictorError(what + "made for another feature layout (\"" + layout + "\"); refit it");
   StatsPredictor p;
   p.path = file;
   p.feature_layout = layout;
@@ -259,11 +265,11 @@ StatsPredictor StatsPredictor::load(const std::string& file, const ModelFile* mo
 }
 
 std::string StatsPredictor::mismatch(const ModelFile& model) const {
-  const std::vector<StatsLayerShape> want = early() ? decoder_layers(model) : generator_layers(model);
+  const std::vector<StatsLayerShape> want = early() ? early_layers(model) : generator_layers(model);
   bool same = want.size() == layers.size();
   for (size_t i = 0; same && i < want.size(); ++i) same = want[i].name == layers[i].name && want[i].channels == layers[i].channels;
   if (!same)
-    return "its " + std::to_string(layers.size()) + (early() ? " layers are not the decoder layers of " : " layers are not the generator layers of ") + model.path() + " (" +
+    return "its " + std::to_string(layers.size()) + (early() ? " layers are not the F0, energy and decoder layers of " : " layers are not the generator layers of ") + model.path() + " (" +
            std::to_string(want.size()) + "); fit one for that model (scripts/fit-stats-predictor)";
   if (!fitted_for.empty()) {
     const std::string id = model_identity(model);

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "core/model_file.h"
+#include "core/error.h"
 #include "core/tensor.h"
 #include "vocoder/adain.h"
 
@@ -39,20 +40,29 @@ inline constexpr const char* kStatsFeatureLayout =
     "v1: x.mean[C] x.std[C] lrelu0.1(x).mean[C] f0(voiced share, voiced log-f0 mean and std, mean/100, rms/100) "
     "style[S] log(T) 10/sqrt(T)";
 
-// The early layout (issue 28): features of the decoder's inputs, so that the whole decoder (its 10 AdaIN
-// layers as well as the generator's 48) can run in slices and nothing but the acoustic model stands before
-// the first slice. asr [C, F] the aligned text features, f0 and n [2F] the F0 and energy curves.
+// The early layout (issue 28): features known as soon as the durations are, so that the F0 and energy
+// branches (their 12 AdaIN layers) and the whole decoder (its 10 AdaIN layers as well as the generator's 48)
+// can run in slices and only the acoustic model's text side stands before the first slice. asr [C, F] the
+// aligned text features, shared [H, F] the prosody predictor's shared BiLSTM output (what the F0 and energy
+// branches read), style the whole 256-float voice row. (v2-early, before the branches ran early, read the F0
+// and energy curves instead of shared: those files are refused.)
 inline constexpr const char* kStatsEarlyFeatureLayout =
-    "v2-early: asr.mean[C] asr.std[C] f0(voiced share, voiced log-f0 mean and std, mean/100, rms/100) "
-    "n(mean, std, max, share above its mean) style[S] log(2F) 10/sqrt(2F)";
+    "v3-early: asr.mean[C] asr.std[C] shared.mean[H] shared.std[H] style[S] log(2F) 10/sqrt(2F)";
 
 // The feature vector of one segment: x [C, T] = Decoder::features, f0 [T] the F0 curve (Hz, one value per x
 // column), style the decoder's style vector (style_dim floats).
 std::vector<float> stats_predictor_features(const Tensor& x, const float* f0, const float* style, int64_t style_dim);
 int64_t stats_predictor_feature_dim(int64_t channels, int64_t style_dim);
-std::vector<float> stats_predictor_early_features(const Tensor& asr, const float* f0, const float* n, const float* style,
+std::vector<float> stats_predictor_early_features(const Tensor& asr, const Tensor& shared, const float* style,
                                                   int64_t style_dim);
-int64_t stats_predictor_early_feature_dim(int64_t channels, int64_t style_dim);
+int64_t stats_predictor_early_feature_dim(int64_t asr_channels, int64_t shared_channels, int64_t style_dim);
+
+// A readable predictor file of another version or feature layout (fitted by an earlier version of the engine:
+// refit it), as opposed to a damaged one. The engine's lookup passes over such a file found beside the model.
+class OutdatedPredictorError : public Error {
+ public:
+  using Error::Error;
+};
 
 struct StatsLayerShape {
   std::string name;
@@ -73,8 +83,8 @@ class StatsPredictor {
   std::string path;                         // the file it was loaded from (for messages)
   std::string feature_layout = kStatsFeatureLayout;  // kStatsFeatureLayout or kStatsEarlyFeatureLayout
 
-  // Its features come from the decoder's inputs (stats_predictor_early_features) and it predicts every
-  // AdaIN layer of the decoder (decoder_layers), so the whole decoder can run in slices.
+  // Its features are known once the durations are (stats_predictor_early_features) and it predicts every
+  // AdaIN layer of the F0 and energy branches and of the decoder (early_layers), so both can run in slices.
   bool early() const { return feature_layout == kStatsEarlyFeatureLayout; }
 
   int64_t feature_dim() const { return feature_mean.size(); }
@@ -93,7 +103,7 @@ class StatsPredictor {
   // predictor does not fit it (mismatch()).
   static StatsPredictor load(const std::string& path, const ModelFile* model = nullptr);
   // Why this predictor cannot serve `model`, or "" when it can: its layers are not exactly the model's
-  // generator AdaIN layers (decoder_layers for an early one; names and channel counts), or it records another
+  // generator AdaIN layers (early_layers for an early one; names and channel counts), or it records another
   // model's identity.
   std::string mismatch(const ModelFile& model) const;
   // A model's identity for predictors: a digest of its tensor index (every name and shape) and of the
@@ -104,8 +114,11 @@ class StatsPredictor {
   // The model's generator AdaIN layers (tensors "decoder.generator.*.fc.weight"), sorted by name.
   static std::vector<StatsLayerShape> generator_layers(const ModelFile& model);
   // Every AdaIN layer of the model's decoder (tensors "decoder.*.fc.weight": the decoder half's and the
-  // generator's), sorted by name: what an early predictor predicts.
+  // generator's), sorted by name.
   static std::vector<StatsLayerShape> decoder_layers(const ModelFile& model);
+  // What an early predictor predicts: the prosody predictor's F0 branch layers ("predictor.F0.*"), its energy
+  // branch's ("predictor.N.*"), then decoder_layers, each part sorted by name.
+  static std::vector<StatsLayerShape> early_layers(const ModelFile& model);
 };
 
 struct StatsFitOptions {
