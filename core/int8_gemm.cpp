@@ -8,6 +8,7 @@
 
 #include "core/bf16_gemm.h"
 #include "core/error.h"
+#include "core/parallel.h"
 #if defined(__AVX512VNNI__) && defined(__AVX512F__) && defined(__AVX512BW__)
 #include <immintrin.h>
 #define KOKORO_HAVE_VNNI 1
@@ -35,9 +36,11 @@ void quantize_rows_u8(const float* x, int64_t ldx, int64_t rows, int64_t K, Rows
   out.scale.resize(static_cast<size_t>(rows));
   out.offset.resize(static_cast<size_t>(rows));
   if (K <= 0) return;
+  // Rows in parallel (each alone: the same bytes however they are split); ALBERT's ran on one core.
+  parallel_ranges(rows, 1, elementwise_parts(rows * K), [&](int64_t r0, int64_t r1) {
   thread_local std::vector<float> copy;  // one row with the zeroed channels, while it is in cache
   if (n_zeroed > 0) copy.resize(static_cast<size_t>(K));
-  for (int64_t r = 0; r < rows; ++r) {
+  for (int64_t r = r0; r < r1; ++r) {
     const float* row = x + r * ldx;
     if (n_zeroed > 0) {
       std::copy_n(row, K, copy.data());
@@ -78,6 +81,7 @@ void quantize_rows_u8(const float* x, int64_t ldx, int64_t rows, int64_t K, Rows
       q[k] = static_cast<uint8_t>(std::clamp(t, 0.0f, 255.0f));
     }
   }
+  });
 }
 
 void pack_weights_s8(const float* w, int64_t ldw, int64_t K, int64_t N, int8_t* out) {
