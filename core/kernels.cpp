@@ -484,15 +484,18 @@ void layer_norm_channels(Tensor& x, const float* gamma, const float* beta, float
 
 void layer_norm_rows(Tensor& x, const float* gamma, const float* beta, float eps) {
   const int64_t T = x.dim(0), C = x.dim(1);
-  for (int64_t t = 0; t < T; ++t) {
-    Eigen::Map<Eigen::RowVectorXf> r(x.data() + t * C, C);
-    const float mean = r.mean();
-    r.array() -= mean;
-    const float inv = 1.0f / std::sqrt(r.squaredNorm() / static_cast<float>(C) + eps);
-    r *= inv;
-    if (gamma)
-      for (int64_t c = 0; c < C; ++c) r[c] = r[c] * gamma[c] + beta[c];
-  }
+  // Rows in parallel: each alone, the same arithmetic however they are split.
+  parallel_ranges(T, 1, elementwise_parts(T * C), [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      Eigen::Map<Eigen::RowVectorXf> r(x.data() + t * C, C);
+      const float mean = r.mean();
+      r.array() -= mean;
+      const float inv = 1.0f / std::sqrt(r.squaredNorm() / static_cast<float>(C) + eps);
+      r *= inv;
+      if (gamma)
+        for (int64_t c = 0; c < C; ++c) r[c] = r[c] * gamma[c] + beta[c];
+    }
+  });
 }
 
 void adain(Tensor& x, const float* gamma, const float* beta, float eps) {
