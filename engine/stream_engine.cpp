@@ -56,7 +56,7 @@ StreamEngine::StreamEngine(std::shared_ptr<const Synthesizer> synth, std::shared
     if (options_.early_predictor) {
       const StatsPredictor& e = *options_.early_predictor;
       std::string why = e.early() ? e.mismatch(synth_->model()) : "not an early predictor";
-      if (options_.early_frames < 1 || options_.early_crossfade_frames < 1 || options_.early_start_min_frames < 1)
+      if (options_.early_frames < 1 || options_.early_first_frames < 1 || options_.early_crossfade_frames < 1 || options_.early_start_min_frames < 1)
         why = "early frames, crossfade and minimum segment must be at least one frame";
       if (!why.empty()) throw Error("streaming engine: early predictor " + e.path + ": " + why);
       early_decoder_ = std::make_unique<StreamDecoder>(synth_->decoder());

@@ -115,7 +115,8 @@ bool StreamEngine::start_early(uint64_t generation, uint64_t utterance, const Te
   Tensor cols, audio;
   int64_t pushed = 0, produced = 0;  // frames pushed into the early run, samples it produced
   early_starts_.fetch_add(1);
-  for (const int64_t target : {std::min<int64_t>(options_.first_chunk_frames, E), E + X}) {
+  const int64_t first = std::min<int64_t>({options_.early_first_frames, options_.first_chunk_frames, E});
+  for (const int64_t target : {first, E + X}) {
     if (stale(generation) || quit_.load()) return false;
     if (options_.before_chunk) options_.before_chunk();
     const int64_t slice_t0_ns = preroll_now_ns();

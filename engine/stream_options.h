@@ -56,7 +56,12 @@ struct StreamOptions {
   // early start (every segment waits for its decoder half).
   std::shared_ptr<const StatsPredictor> early_predictor;
   int early_start_min_frames = 120;  // 3 s: shorter segments' decoder half costs less than the early start saves
-  int early_frames = 12;             // the first slice and the next (4 + 8 frames at the default first slice)
+  int early_frames = 12;             // the first slice and the next (2 + 10 frames)
+  // The early start's first slice (audio frames; at most first_chunk_frames): 2 frames take ~10 ms off a long
+  // sentence's first audio against 4 (docs/benchmarks.md, "The early start"); the next push, 10 frames, costs
+  // ~30 ms on the yardstick machine against the 50 ms the first plays, and the pre-roll holds playback where a
+  // slower machine could not follow.
+  int early_first_frames = 2;
   int early_crossfade_frames = 1;
   // slice mode: an utterance's first sentence is a segment of its own (Frontend::segment's
   // first_sentence_alone), so that its first audio waits for that sentence's acoustic model and decoder half,
