@@ -35,23 +35,19 @@ constexpr int64_t kAlignedLookaheadFrames = 14;
 // six k=3 convolutions, two of them at twice the frame rate. A push that falls short is topped up.
 constexpr int64_t kProsodyLookaheadFrames = 5;
 
-// Where a layer's input is known before the early start, its statistics are not predicted but computed: the
-// F0 and energy branches' first layers normalise the shared prosody features themselves, and the decoder's
+// Where a layer's input is known before the early start, its statistics are not predicted but taken from
+// the moments the early features already hold (stats_predictor_early_features: per channel mean, then std):
+// the F0 and energy branches' first layers normalise the shared prosody features themselves, and the decoder's
 // first layer normalises [asr; F0; N], whose first 512 channels are the aligned text features (a rank-32
 // prediction cannot carry 512 channels through: held-out errors 0.09 / 0.14 of a std for these layers, against
-// ~0.02-0.05 for the others). x's rows go to channels [first, first + rows) of the layer.
-void set_input_moments(std::map<std::string, MomentStats>& stats, const std::string& layer, const Tensor& x, int64_t first) {
+// ~0.02-0.05 for the others). `moments` points at C means followed by C stds, for channels [0, C) of the layer.
+void set_input_moments(std::map<std::string, MomentStats>& stats, const std::string& layer, const float* moments, int64_t C) {
   auto it = stats.find(layer);
-  if (it == stats.end() || static_cast<int64_t>(it->second.mean.size()) < first + x.dim(0))
-    throw Error("early start: no prediction for layer " + layer + " with " + std::to_string(first + x.dim(0)) + " channels");
-  const int64_t F = x.dim(1);
-  for (int64_t c = 0; c < x.dim(0); ++c) {
-    const float* r = x.data() + c * F;
-    double s = 0, ss = 0;
-    for (int64_t t = 0; t < F; ++t) s += r[t], ss += double(r[t]) * r[t];
-    const double mean = s / F;
-    it->second.mean[first + c] = static_cast<float>(mean);
-    it->second.var[first + c] = static_cast<float>(std::max(0.0, ss / F - mean * mean));
+  if (it == stats.end() || static_cast<int64_t>(it->second.mean.size()) < C)
+    throw Error("early start: no prediction for layer " + layer + " with " + std::to_string(C) + " channels");
+  for (int64_t c = 0; c < C; ++c) {
+    it->second.mean[c] = moments[c];
+    it->second.var[c] = moments[C + c] * moments[C + c];
   }
 }
 
@@ -72,11 +68,12 @@ bool StreamEngine::start_early(uint64_t generation, uint64_t utterance, const Te
   ComputeScheduler::Turn turn;
   if (!take_turn(turn, generation, deadline_ns(utterance, 0))) return false;
   auto t0 = Clock::now();
-  std::map<std::string, MomentStats> predicted =
-      options_.early_predictor->predict(stats_predictor_early_features(asr, shared, seg_.style.data(), kStyleDim));
-  set_input_moments(predicted, "predictor.F0.0.norm1", shared, 0);
-  set_input_moments(predicted, "predictor.N.0.norm1", shared, 0);
-  set_input_moments(predicted, "decoder.encode.norm1", asr, 0);
+  const std::vector<float> features = stats_predictor_early_features(asr, shared, seg_.style.data(), kStyleDim);
+  std::map<std::string, MomentStats> predicted = options_.early_predictor->predict(features);
+  const int64_t C = asr.dim(0), H = shared.dim(0);  // features: asr mean[C] std[C], shared mean[H] std[H], ...
+  set_input_moments(predicted, "predictor.F0.0.norm1", features.data() + 2 * C, H);
+  set_input_moments(predicted, "predictor.N.0.norm1", features.data() + 2 * C, H);
+  set_input_moments(predicted, "decoder.encode.norm1", features.data(), C);
   PredictedStats prosody_stats(predicted, false), stats(predicted, false);
   StreamProsody& sp = *early_prosody_;
   sp.begin(seg_.style.data() + acoustic.style_dim(), prosody_stats, F);
