@@ -11,6 +11,8 @@
 #include <sstream>
 #include <thread>
 
+#include <spdlog/spdlog.h>
+
 #include "bench/bench_report.h"
 #include "bench/process_stats.h"
 #include "bench/simulated_device.h"
@@ -235,6 +237,9 @@ FeedResult run_text_feed(const Model& model, const std::vector<std::pair<std::st
   r.options = o;
   FeedSession session(model, o);
   session.warm_up("The warm-up sentence is not timed.");
+  // KOKORO_FEED_DEBUG: each sentence's times, where the device ran dry, and the engine's debug log (acoustic
+  // model and pre-roll decisions) on standard error.
+  if (std::getenv("KOKORO_FEED_DEBUG")) spdlog::set_level(spdlog::level::debug);
   r.loadavg_before = loadavg_1m();
   const double cpu0 = cpu_seconds();
   const auto start = Clock::now();

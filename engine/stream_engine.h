@@ -145,7 +145,8 @@ class StreamEngine {
 
   // One item of the event ring: a StreamEvent at an absolute audio ring position, or an internal marker.
   struct EventItem {
-    enum Kind : uint32_t { utterance_start, segment_start, word, segment_end, utterance_end, failed, mark };
+    // pause: the audio before it may be followed by a wait for text (internal: AudioSink::mark_pause).
+    enum Kind : uint32_t { utterance_start, segment_start, word, segment_end, utterance_end, failed, mark, pause };
     uint32_t kind;
     uint64_t generation, utterance;
     uint64_t position, end_position;  // samples, in audio ring positions
@@ -167,7 +168,8 @@ class StreamEngine {
   // One item of the work ring from the acoustic to the vocoder worker (trivially copyable: the ring copies
   // it). A segment item owns its AlignedSegment: whoever takes it from the ring, or fails to push it, frees it.
   struct WorkItem {
-    enum class Kind : uint32_t { utterance_begin, segment, silence, mark, utterance_end };
+    // pause: the acoustic worker waits for text that streams in, with everything before it handed over.
+    enum class Kind : uint32_t { utterance_begin, segment, silence, mark, pause, utterance_end };
     Kind kind;
     uint64_t generation, utterance;
     AlignedSegment* segment;  // segment

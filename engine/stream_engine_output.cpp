@@ -27,6 +27,14 @@ void StreamEngine::output_loop() {
   std::vector<float> block(kAudioBlock);
   auto seconds = [&](uint64_t position) { return static_cast<double>(position - discarded) / kSampleRate; };
   auto deliver = [&](const EventItem& e) {
+    if (e.kind == EventItem::pause) {  // internal: no event for the caller
+      try {
+        sink_.mark_pause();
+      } catch (const std::exception& ex) {
+        fail_utterance(e.utterance, ex.what());
+      }
+      return;
+    }
     StreamEvent ev;
     ev.utterance = e.utterance;
     ev.text_begin = e.text_begin;

@@ -84,8 +84,9 @@ void StreamEngine::speak_stream(uint64_t id, uint64_t generation, const Utteranc
   Reading reading = Reading::undecided;
   std::string whole;            // Reading::whole: the text, once it has ended
   size_t seen = 0, pulled = 0;  // bytes of the utterance's text looked at, and moved into the feed
+  bool spoke = false;           // a sentence spoken since the last pause item
   for (;;) {
-    bool ended = false, pause = false;
+    bool ended = false, pause = false, waits = false;
     {
       // Wait for new text, its end, or the pause flush (the feed holds an unfinished sentence and no text
       // has come for the utterance's pause flush); a barge-in or the engine's end leaves.
@@ -109,6 +110,10 @@ void StreamEngine::speak_stream(uint64_t id, uint64_t generation, const Utteranc
           if (reading == Reading::whole) whole = u.text;
           break;
         }
+        if (spoke) {  // about to wait with audio out: tell the output first (outside the lock)
+          waits = true;
+          break;
+        }
         const bool may_flush = reading == Reading::sentences && u.pause_flush_seconds > 0 && feed.pending_text();
         if (!may_flush) {
           text_cv_.wait(lock);
@@ -125,6 +130,17 @@ void StreamEngine::speak_stream(uint64_t id, uint64_t generation, const Utteranc
                                                        : std::chrono::nanoseconds(due - now));
       }
     }
+    if (waits) {
+      // Everything spoken so far may play out before the next sentence's text comes: the device running
+      // dry after it is a wait for text, not an underrun (AudioSink::mark_pause).
+      WorkItem item{};
+      item.kind = WorkItem::Kind::pause;
+      item.generation = generation;
+      item.utterance = id;
+      if (!push_work(item)) return;
+      spoke = false;
+      continue;
+    }
     if (reading == Reading::whole) {
       speak_text(id, generation, whole, settings, progress);  // ended (nothing else leaves the wait)
       return;
@@ -133,6 +149,7 @@ void StreamEngine::speak_stream(uint64_t id, uint64_t generation, const Utteranc
     // mode's pre-roll then releases the audio instead of waiting for segments that may never come).
     auto speak = [&](const SentenceFeed::Sentence& s) {
       speak_text(id, generation, s.text, settings, progress, s.offset, feed.pending_text());
+      spoke = true;
       return !stale(generation) && !quit_.load();
     };
     while (auto s = feed.next())

@@ -93,6 +93,15 @@ void StreamEngine::vocoder_loop() {
         e.text_begin = item.mark;
         push_event(e, item.generation);
         break;
+      case WorkItem::Kind::pause:
+        // Text that streams in: the acoustic worker waits for the next sentence's text. The device may run
+        // out of audio after this (a wait for text, not an underrun), and the pre-roll has nothing more to
+        // wait for (the next sentence that starts with the ring empty arms it anew).
+        if (preroll_.active) preroll_release();
+        e.kind = EventItem::pause;
+        e.position = e.end_position = audio_.write_position();
+        push_event(e, item.generation);
+        break;
       case WorkItem::Kind::silence: {
         const std::vector<float> zeros(std::min<int64_t>(item.silence_samples, kSampleRate), 0.0f);
         for (int64_t left = item.silence_samples; left > 0;) {

@@ -17,7 +17,8 @@
 //
 // Underruns: when the device runs out of audio before the producer said end_utterance(), the callback plays
 // silence, counts one underrun and resumes as soon as audio arrives. Running out right after
-// end_utterance() is the normal end of speech, not an underrun.
+// end_utterance() is the normal end of speech, not an underrun; so is running out right after mark_pause()
+// (text that streams in: the engine waits for the next sentence's text, which is no fault of the output).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -85,6 +86,12 @@ class AudioSink {
   std::size_t write(const std::vector<float>& samples) { return write(samples.data(), samples.size()); }
   // Producer thread. The audio written so far completes an utterance (flushes the resampler's tail).
   virtual void end_utterance() = 0;
+  // Producer thread. The audio written so far may be followed by a pause within the utterance: the producer is
+  // waiting for input it does not have yet (the next sentence of text that streams in). The device running out
+  // of audio right here is a pause in the speech, not an underrun; running out anywhere after the next write
+  // is one again. Devices also play out the resampler's tail here (a sentence ends in silence, so restarting
+  // the filter at the next sentence is inaudible). Files and the null sink have nothing to mark.
+  virtual void mark_pause() {}
   // Producer thread. Drops everything queued but not yet played (see barge-in above) and re-arms write().
   virtual void flush() = 0;
   // Producer thread. Waits until everything written has been played (taken by the callback, then the

@@ -4,8 +4,9 @@
 // Producer side (one thread): write() resamples to the device rate and pushes into the ring, sleeping 1 ms
 // at a time while it is full; end_utterance() and flush() publish positions in the ring ("marks") through
 // atomics; the callback compares them with its own position.
-//   end mark:   the position where the current utterance ends. Running dry exactly there is the normal end
-//               of speech; running dry anywhere else is an underrun.
+//   end mark:   the position where the current utterance ends, or pauses for text that has not come yet
+//               (mark_pause). Running dry exactly there is the normal end of speech; running dry anywhere
+//               else is an underrun.
 //   flush mark: everything written before it is stale. The callback fades the stale audio out over at most
 //               kFlushFadeFrames, drops the rest with SpscRing::discard_until(), and outputs silence for the
 //               rest of that period; audio written after the mark is kept.
@@ -46,6 +47,9 @@ class PlaybackQueue {
   // ---- producer thread (see AudioSink for the contract) ----
   std::size_t write(const float* samples, std::size_t n);
   void end_utterance();
+  // The same marks as end_utterance() (the tail out, running dry at the mark is no underrun) for a pause
+  // within an utterance: what follows continues it (AudioSink::mark_pause).
+  void mark_pause() { end_utterance(); }
   void flush();
   void drain(double timeout_seconds);
 

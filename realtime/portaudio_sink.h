@@ -26,6 +26,7 @@ class PortAudioSink final : public AudioSink {
   using AudioSink::write;
   std::size_t write(const float* samples, std::size_t n) override { return queue_->write(samples, n); }
   void end_utterance() override { queue_->end_utterance(); }
+  void mark_pause() override { queue_->mark_pause(); }
   void flush() override { queue_->flush(); }
   void drain(double timeout_seconds) override;
   void interrupt() override { queue_->interrupt(); }

@@ -94,6 +94,11 @@ class ManualDeviceSink final : public AudioSink {
   using AudioSink::write;
   std::size_t write(const float* s, std::size_t n) override { return q_.write(s, n); }
   void end_utterance() override { q_.end_utterance(); }
+  void mark_pause() override {
+    q_.mark_pause();
+    pauses_.fetch_add(1);
+  }
+  uint64_t pauses() const { return pauses_.load(); }
   void flush() override { q_.flush(); }
   void drain(double t) override { q_.drain(t); }
   void interrupt() override { q_.interrupt(); }
@@ -118,6 +123,7 @@ class ManualDeviceSink final : public AudioSink {
     return o;
   }
   PlaybackQueue q_;
+  std::atomic<uint64_t> pauses_{0};
 };
 
 // Plays (renders) whatever the engine hands over until it is idle and the device queue is empty. Renders

@@ -192,6 +192,24 @@ TEST_F(QueueFixture, RunningDryMidUtteranceCountsOneUnderrunAndResumes) {
   EXPECT_EQ(q.stats().underruns, 2u);
 }
 
+// Text that streams in: the engine marks a pause where it waits for the next sentence's text. Running dry at
+// the mark is that wait, not an underrun; the audio after it plays on, and running dry inside it is one.
+TEST_F(QueueFixture, RunningDryAtAPauseMarkIsNotAnUnderrunButLaterIs) {
+  const auto a = ramp(300);
+  q.write(a.data(), a.size());
+  q.mark_pause();
+  render();
+  render();  // 44 samples then dry at the mark
+  render();
+  EXPECT_EQ(q.stats().underruns, 0u);
+  const auto b = ramp(300, 1000);
+  q.write(b.data(), b.size());
+  render();  // the next sentence, from its first sample
+  EXPECT_EQ(period[0], 1000.0f);
+  render();  // dry inside it (no mark): an underrun
+  EXPECT_EQ(q.stats().underruns, 1u);
+}
+
 TEST_F(QueueFixture, FlushFadesOutWithinOnePeriodAndKeepsLaterAudio) {
   const auto stale = std::vector<float>(4000, 1.0f);
   q.write(stale.data(), stale.size());

@@ -525,7 +525,7 @@ TEST(StreamEngine, SliceModePrerollWaitsOnlyWhenTheSlicesCannotKeepUp) {
 // pre-roll rule as the utterance's first sentence did (a second hold), and the device does not run dry in it,
 // where without the rule it does. The samples are those of a run at a pace that keeps up (timing only).
 struct StreamedRun {
-  uint64_t holds = 0, dry_in_second = 0;
+  uint64_t holds = 0, dry_in_second = 0, dry_waiting_for_text = 0;  // the last: up to the second sentence's text
   std::vector<float> played;
 };
 StreamedRun run_virtual_streamed(const Engine& e, double pace, bool rule, const std::string& first,
@@ -534,13 +534,18 @@ StreamedRun run_virtual_streamed(const Engine& e, double pace, bool rule, const 
   const uint64_t id = v.eng.begin_text(/*pause_flush_seconds=*/0);  // this machine's speed must not cut a sentence
   EXPECT_TRUE(v.eng.append_text(id, first));
   v.wait_vocoded(first_samples);  // the stream is open: the engine is not idle before its end
+  // The engine marks the pause once the first sentence is handed over and it waits for text (the test then
+  // knows where the device's audio ends before it plays it out).
+  while (v.sink.pauses() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   v.vt.play_out();  // the first sentence plays to its end; the device then waits for text
-  const uint64_t dry_before = v.sink.stats().underruns;  // the wait for text counts as dry in the device's queue
+  // The device ran out of audio while the engine waited for text: a pause the engine marked (mark_pause), not an
+  // underrun.
+  const uint64_t dry_before = v.sink.stats().underruns;
   EXPECT_TRUE(v.eng.append_text(id, rest));
   EXPECT_TRUE(v.eng.end_text(id));
   v.wait_vocoded(samples);
   VirtualRun r = finish_virtual_run(v.eng, v.sink, v.vt);
-  return StreamedRun{r.holds, r.underruns - dry_before, std::move(r.played)};
+  return StreamedRun{r.holds, r.underruns - dry_before, dry_before, std::move(r.played)};
 }
 
 TEST(StreamEngine, SliceModeStreamedSentenceAfterTheLastOnePlayedWaitsForThePrerollAgain) {
@@ -573,6 +578,10 @@ TEST(StreamEngine, SliceModeStreamedSentenceAfterTheLastOnePlayedWaitsForThePrer
   EXPECT_GT(without.dry_in_second, 0u) << "without the rule this pace runs dry (else the test shows nothing)";
   EXPECT_EQ(keeping_up.holds, 0u) << "slices that keep up play at once, after a wait for text too";
   EXPECT_EQ(keeping_up.dry_in_second, 0u);
+  // Up to the second sentence's text (the first sentence played out, then the wait for text; without the rule
+  // the first sentence itself runs dry at this pace).
+  for (const StreamedRun* run : {&with_rule, &keeping_up})
+    EXPECT_EQ(run->dry_waiting_for_text, 0u) << "the wait for the second sentence's text is a pause, not an underrun";
   // The pre-roll changes timing only: the sound is the same, sample for sample, once silence is left out.
   const auto sound = [](const std::vector<float>& v) {
     std::vector<float> out;
