@@ -58,6 +58,8 @@ StreamEngine::StreamEngine(std::shared_ptr<const Synthesizer> synth, std::shared
       std::string why = e.early() ? e.mismatch(synth_->model()) : "not an early predictor";
       if (options_.early_frames < 1 || options_.early_first_frames < 1 || options_.early_crossfade_frames < 1 || options_.early_start_min_frames < 1)
         why = "early frames, crossfade and minimum segment must be at least one frame";
+      if (!(options_.early_frames_share >= 0 && options_.early_frames_share <= 0.5))
+        why = "the early frames' share of a segment must be within 0 to 0.5";
       if (!why.empty()) throw Error("streaming engine: early predictor " + e.path + ": " + why);
       early_decoder_ = std::make_unique<StreamDecoder>(synth_->decoder());
       early_prosody_ = std::make_unique<StreamProsody>(synth_->acoustic().predictor());

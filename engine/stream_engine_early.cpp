@@ -5,12 +5,14 @@
 // are known: the branches' first frames run chunk by chunk (acoustic/stream_prosody.h) and the whole decoder
 // in slices (StreamDecoder fed aligned frames), every AdaIN layer of both normalised with the early
 // predictor's statistics (predicted from the aligned text features and the shared prosody features), and the
-// first early_frames of audio are queued. Then the exact path runs as if there had been no early start: the
-// curves and the decoder half over the whole segment, the generator from the segment's start (its slices
-// carry state, so it must begin at frame 0). Its audio replaces the early run's from early_frames on, after a
-// crossfade of early_crossfade_frames. From there on the audio is slice mode's without an early start, bit for
-// bit (tested), so the early predictor's error stays in the first 0.3 s, mostly the leading silence and the
-// first phoneme.
+// first early_frames_for(F) of audio are queued (0.3 s; 3 % of a segment over 10 s, whose longer restart they
+// must cover). Then the exact path runs as if there had been no early start: the curves and the decoder half
+// over the whole segment, the generator from the segment's start (its slices carry state, so it must begin at
+// frame 0). Its audio replaces the early run's from there on, after a crossfade of early_crossfade_frames. From
+// there on the audio is slice mode's without an early start, bit for bit (tested), so the early predictor's
+// error stays in the first 0.3-0.6 s, mostly the leading silence and the first phoneme.
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -57,13 +59,13 @@ bool StreamEngine::starts_early(int64_t frames) const {
   // Deterministic (the segment's length only), so that a file and the live audio, and text given at once or
   // streamed in, get the same audio.
   return early_decoder_ && frames >= options_.early_start_min_frames &&
-         frames >= options_.early_frames + options_.early_crossfade_frames + StreamDecoder::kFeaturesLookaheadFrames;
+         frames >= options_.early_frames_for(frames) + options_.early_crossfade_frames + StreamDecoder::kFeaturesLookaheadFrames;
 }
 
 bool StreamEngine::start_early(uint64_t generation, uint64_t utterance, const Tensor& asr, const Tensor& shared,
                                NoiseSource& noise, EarlyStart& early) {
   const int64_t F = asr.dim(1);
-  const int64_t E = options_.early_frames, X = options_.early_crossfade_frames;
+  const int64_t E = options_.early_frames_for(F), X = options_.early_crossfade_frames;
   const AcousticModel& acoustic = synth_->acoustic();
   ComputeScheduler::Turn turn;
   if (!take_turn(turn, generation, deadline_ns(utterance, 0))) return false;
@@ -112,8 +114,11 @@ bool StreamEngine::start_early(uint64_t generation, uint64_t utterance, const Te
   Tensor cols, audio;
   int64_t pushed = 0, produced = 0;  // frames pushed into the early run, samples it produced
   early_starts_.fetch_add(1);
+  // Slices of the early audio: the first short (first audio), each next one twice as long (as slice mode's),
+  // so that each is computed while the audio before it plays; the last one also makes the crossfade's tail.
   const int64_t first = std::min<int64_t>({options_.early_first_frames, options_.first_chunk_frames, E});
-  for (const int64_t target : {first, E + X}) {
+  int64_t step = first;
+  for (int64_t target = first;; target = std::min(E + X, target + step)) {
     if (stale(generation) || quit_.load()) return false;
     if (options_.before_chunk) options_.before_chunk();
     const int64_t slice_t0_ns = preroll_now_ns();
@@ -146,7 +151,9 @@ bool StreamEngine::start_early(uint64_t generation, uint64_t utterance, const Te
     early.frames = std::min(produced, early_end) / kSamplesPerFrame;
     if (slice_pace_ <= 0 && !out.empty())
       pace = static_cast<double>(preroll_now_ns() - slice_t0_ns) * 1e-9 / (static_cast<double>(out.size()) / kSampleRate);
-    preroll_decide_slices(early.frames, F, std::max<int64_t>(E - early.frames, 1), pace, restart_pace, true, E, restart_seconds());
+    if (target < E + X) step = std::min<int64_t>({2 * step, options_.max_chunk_frames, E + X - target});
+    preroll_decide_slices(early.frames, F, target < E + X ? step : 1, pace, restart_pace, true, E, restart_seconds());
+    if (target >= E + X) break;
   }
   early.frames = E;
   return true;

@@ -73,8 +73,9 @@ bool StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, co
   // The stage table's "decoder": the decoder half and the statistics prediction (the harmonic source streams
   // inside each slice, so it counts as generator work).
   record_stage(utterance, EngineStage::decoder, t0, Clock::now());
-  spdlog::debug("slice mode: decoder half and statistics {:.1f} ms ({} frames; the statistics {:.1f} ms)", compute_s * 1e3,
-                F, compute_s * 1e3 - features_ms);
+  spdlog::debug("slice mode: decoder half and statistics {:.1f} ms ({} frames; the statistics {:.1f} ms){}", compute_s * 1e3,
+                F, compute_s * 1e3 - features_ms,
+                early.frames > 0 ? fmt::format("; after the early start, with the curves {:.1f} ms", (curves_s + compute_s) * 1e3) : "");
   turn = ComputeScheduler::Turn();
   // Slices of audio: the first push reaches the generator's look-ahead past the first slice, so that the first
   // audio is the whole first slice (a push of the first slice alone would complete ~5 ms of a 4-frame one).
@@ -103,6 +104,7 @@ bool StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, co
     if (f == 0 && early.frames > 0) {
       sd.push_features(cols, f0.data() + f0_sent, f0_to - f0_sent, f + m == F, exact);
       splice_early(early, exact, audio);
+      spdlog::debug("early start: the exact path's first push ({} frames) {:.1f} ms", m, ms_since(t0));
     } else {
       sd.push_features(cols, f0.data() + f0_sent, f0_to - f0_sent, f + m == F, audio);
     }

@@ -205,4 +205,9 @@ const char* to_string(StreamEvent::Kind kind) {
   return "?";
 }
 
+int64_t StreamOptions::early_frames_for(int64_t segment_frames) const {
+  const double share = std::ceil(early_frames_share * static_cast<double>(std::max<int64_t>(segment_frames, 0)));
+  return std::max<int64_t>(early_frames, static_cast<int64_t>(share));
+}
+
 }  // namespace kokoro

@@ -52,11 +52,18 @@ struct StreamOptions {
   // this early predictor's statistics (kokoro-stats-fit --early: predicted from the aligned text and shared
   // prosody features, known once the durations are); meanwhile-queued audio covers the exact path, which then
   // runs from the segment's start as without the early start and takes over after a crossfade of
-  // early_crossfade_frames. So only the first early_frames (0.3 s) differ from slice mode without it. Null: no
+  // early_crossfade_frames. So only the first early_frames_for(F) (0.3 s up to a 10 s segment) differ from
+  // slice mode without it. Null: no
   // early start (every segment waits for its decoder half).
   std::shared_ptr<const StatsPredictor> early_predictor;
   int early_start_min_frames = 120;  // 3 s: shorter segments' decoder half costs less than the early start saves
-  int early_frames = 12;             // the first slice and the next (2 + 10 frames)
+  int early_frames = 12;             // at least: the first slice and the next (2 + 10 frames) ...
+  // ... and at least this share of the segment's frames (early_frames_for). The early audio must cover the exact
+  // path's restart, which grows with the segment (its F0/energy curves and decoder half run over all of it:
+  // ~0.27 s for a 20 s sentence on the yardstick machine, against 0.3 s of early audio), or the pre-roll holds
+  // the first slice until it can; deterministic (the segment's length only), as the early start itself.
+  double early_frames_share = 0.03;
+  int64_t early_frames_for(int64_t segment_frames) const;
   // The early start's first slice (audio frames; at most first_chunk_frames): 2 frames take ~10 ms off a long
   // sentence's first audio against 4 (docs/benchmarks.md, "The early start"); the next push, 10 frames, costs
   // ~30 ms on the yardstick machine against the 50 ms the first plays, and the pre-roll holds playback where a

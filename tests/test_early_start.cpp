@@ -24,6 +24,11 @@ const char* kLongSentence =
     "When the morning train finally pulled into the quiet station, the travellers gathered their heavy bags and "
     "stepped out into the cold air.";
 const char* kShortSentence = "Turn left at the next light.";
+// ~12 s, one sentence (bench/corpus/paragraph.txt's second).
+const char* kVeryLongSentence =
+    "Fishermen walked down to the harbor to count the boats, and they found that every one of them had held its "
+    "mooring through the night, although the old wooden pier had lost several planks and a lamp post lay across the "
+    "path.";
 
 StreamOptions with_early(const Engine& e) {
   StreamOptions so = recommended_slice_options(e.synth->model());
@@ -64,21 +69,24 @@ float max_step(const std::vector<float>& a, size_t from, size_t to) {
   return m;
 }
 
-TEST(EarlyStart, ReplacesOnlyTheFirstFramesOfALongSegment) {
+// Records `text` (one segment) with and without the early start; the early start's frames are the first
+// `early_frames` (as the engine computes them from the segment's length).
+void expect_early_start_replaces_only_its_frames(const char* text, int64_t early_frames) {
   const Engine& e = engine();
   ASSERT_TRUE(e.synth) << e.error;
   Watchdog dog(240);
   const StreamOptions so = with_early(e);
   ASSERT_NE(so.early_predictor, nullptr);
   StreamEngineStats with_stats, without_stats;
-  const std::vector<float> early = record(e, so, kLongSentence, &with_stats);
-  const std::vector<float> plain = record(e, without_early(e), kLongSentence, &without_stats);
+  const std::vector<float> early = record(e, so, text, &with_stats);
+  const std::vector<float> plain = record(e, without_early(e), text, &without_stats);
   EXPECT_EQ(with_stats.early_starts, 1u);
   EXPECT_EQ(without_stats.early_starts, 0u);
   ASSERT_EQ(early.size(), plain.size()) << "the early start must not change the segment's length";
   ASSERT_GE(plain.size(), size_t(so.early_start_min_frames) * kSamplesPerFrame);
 
-  const size_t early_end = size_t(so.early_frames) * kSamplesPerFrame;
+  EXPECT_EQ(so.early_frames_for(int64_t(plain.size() / kSamplesPerFrame)), early_frames);
+  const size_t early_end = size_t(early_frames) * kSamplesPerFrame;
   const size_t splice_end = early_end + size_t(so.early_crossfade_frames) * kSamplesPerFrame;
   float after = 0, before = 0, peak = 0;
   for (size_t i = 0; i < plain.size(); ++i) {
@@ -106,6 +114,14 @@ TEST(EarlyStart, ReplacesOnlyTheFirstFramesOfALongSegment) {
   const float step_early = max_step(early, early_end - around, splice_end + around);
   const float step_plain = max_step(plain, early_end - around, splice_end + around);
   EXPECT_LT(step_early, 1.5f * step_plain + 1e-3f) << "a click where the exact path takes over";
+}
+
+TEST(EarlyStart, ReplacesOnlyTheFirstFramesOfALongSegment) { expect_early_start_replaces_only_its_frames(kLongSentence, 12); }
+
+// A 12 s segment (499 frames): its early audio is 3 % of it (15 frames), which covers the exact path's longer
+// restart.
+TEST(EarlyStart, ReplacesOnlyTheFirstFramesOfAVeryLongSegment) {
+  expect_early_start_replaces_only_its_frames(kVeryLongSentence, 15);
 }
 
 TEST(EarlyStart, ShortSegmentsWaitForTheirDecoderHalfAsBefore) {
@@ -155,6 +171,18 @@ TEST(EarlyStart, SameAudioWhereverSlicesEnd) {
   EXPECT_LT(db, 1e-4f) << "a first slice of one frame";
   EXPECT_LT(dc, 1e-4f) << "a first slice of the whole early part";
   EXPECT_TRUE(std::equal(a.begin(), a.end(), again.begin())) << "the same run twice";
+}
+
+// The early audio's length: early_frames up to a 10 s segment, then 3 % of it (the exact path's restart, which the
+// early audio covers, grows with the segment); a function of the length alone.
+TEST(EarlyStart, EarlyAudioGrowsWithALongSegment) {
+  StreamOptions so;
+  EXPECT_EQ(so.early_frames_for(120), so.early_frames);
+  EXPECT_EQ(so.early_frames_for(400), 12);
+  EXPECT_EQ(so.early_frames_for(401), 13);
+  EXPECT_EQ(so.early_frames_for(812), 25);
+  so.early_frames_share = 0;
+  EXPECT_EQ(so.early_frames_for(812), so.early_frames);
 }
 
 }  // namespace
