@@ -35,11 +35,13 @@ class SimulatedDeviceSink final : public AudioSink {
     w.samples = n;
     w.written = now;
     if (!playing_) {
+      // An utterance's first sample plays now; with queue_utterances(true), after the audio before it if that
+      // is still playing (a device's queue is one FIFO: lines said back to back follow each other).
       playing_ = true;
-      start_ = now;
+      start_ = queue_utterances_ ? std::max(now, played_until_) : now;
       written_ = 0;
       gap_s_ = 0;
-      w.plays = now;
+      w.plays = start_;
       w.before_ends = played_until_;  // idle (or never played): the audio before ended then
     }
     const double due_s = gap_s_ + static_cast<double>(written_) / kEngineSampleRate;
@@ -74,6 +76,13 @@ class SimulatedDeviceSink final : public AudioSink {
   struct PlayTime {
     Clock::time_point written, plays, without_gap;  // written: when the write holding it came
   };
+  // false (the default, kokoro-bench's utterance runs): each utterance plays on an idle device from its first
+  // write, so every one is measured alike whatever came before it. true (the text feed's lines): utterances
+  // queue behind each other as on a real device.
+  void queue_utterances(bool on) {
+    std::lock_guard<std::mutex> lock(m_);
+    queue_utterances_ = on;
+  }
   void keep_play_log(bool on) {
     std::lock_guard<std::mutex> lock(m_);
     keep_log_ = on;
@@ -154,6 +163,7 @@ class SimulatedDeviceSink final : public AudioSink {
   mutable std::mutex m_;
   bool playing_ = false;
   bool paused_ = false;  // mark_pause() since the last write
+  bool queue_utterances_ = false;
   Clock::time_point start_, played_until_;
   uint64_t written_ = 0, total_written_ = 0;
   double gap_s_ = 0;

@@ -89,6 +89,7 @@ class FeedSession {
     frontend_ = model.frontend(language);
     engine_ = std::make_unique<StreamEngine>(model.synthesizer(), frontend_, *model.voice(o.voice), sink_, EngineVoice{},
                                              o.mode, std::move(so));
+    sink_.queue_utterances(true);  // lines said one after the other play one after the other
     engine_->on_event([this](const StreamEvent& e) {
       if (e.kind != StreamEvent::Kind::segment_start) return;
       const double t = std::chrono::duration<double>(Clock::now() - t0_).count();
