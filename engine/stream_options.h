@@ -53,8 +53,7 @@ struct StreamOptions {
   // prosody features, known once the durations are); meanwhile-queued audio covers the exact path, which then
   // runs from the segment's start as without the early start and takes over after a crossfade of
   // early_crossfade_frames. So only the first early_frames_for(F) (0.3 s up to a 10 s segment) differ from
-  // slice mode without it. Null: no
-  // early start (every segment waits for its decoder half).
+  // slice mode without it. Null: no early start (every segment waits for its decoder half).
   std::shared_ptr<const StatsPredictor> early_predictor;
   int early_start_min_frames = 120;  // 3 s: shorter segments' decoder half costs less than the early start saves
   int early_frames = 12;             // at least: the first slice and the next (2 + 10 frames) ...
