@@ -155,6 +155,8 @@ bool StreamEngine::start_early(uint64_t generation, uint64_t utterance, const Te
     preroll_decide_slices(early.frames, F, target < E + X ? step : 1, pace, restart_pace, true, E, restart_seconds());
     if (target >= E + X) break;
   }
+  spdlog::debug("early start: {} frames, {} of early audio; exact path's restart estimated {:.3f} s (pace {:.4f} s per "
+                "second of segment), slice pace {:.3f}", F, E, restart_seconds(), restart_pace, pace);
   early.frames = E;
   return true;
 }

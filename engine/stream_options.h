@@ -56,7 +56,7 @@ struct StreamOptions {
   // slice mode without it. Null: no early start (every segment waits for its decoder half).
   std::shared_ptr<const StatsPredictor> early_predictor;
   int early_start_min_frames = 120;  // 3 s: shorter segments' decoder half costs less than the early start saves
-  int early_frames = 12;             // at least: the first slice and the next (2 + 10 frames) ...
+  int early_frames = 12;             // at least 12 frames (0.3 s) ...
   // ... and at least this share of the segment's frames (early_frames_for). The early audio must cover the exact
   // path's restart, which grows with the segment (its F0/energy curves and decoder half run over all of it:
   // ~0.27 s for a 20 s sentence on the yardstick machine, against 0.3 s of early audio), or the pre-roll holds
@@ -64,9 +64,9 @@ struct StreamOptions {
   double early_frames_share = 0.03;
   int64_t early_frames_for(int64_t segment_frames) const;
   // The early start's first slice (audio frames; at most first_chunk_frames): 2 frames take ~10 ms off a long
-  // sentence's first audio against 4 (docs/benchmarks.md, "The early start"); the next push, 10 frames, costs
-  // ~30 ms on the yardstick machine against the 50 ms the first plays, and the pre-roll holds playback where a
-  // slower machine could not follow.
+  // sentence's first audio against 4 (docs/benchmarks.md, "The early start"). The next slices double (4, 8, ...
+  // frames), each computed while the audio before it plays; the pre-roll holds playback where a slower machine
+  // could not follow.
   int early_first_frames = 2;
   int early_crossfade_frames = 1;
   // slice mode: an utterance's first sentence is a segment of its own (Frontend::segment's
