@@ -203,7 +203,9 @@ kokoro_load EnginePool::load() {
 int EnginePool::leased() const {
   std::lock_guard<std::mutex> lock(mutex_);
   int n = 0;
-  for (auto& s : slots_) n += s->leased ? 1 : 0;
+  // Not free: leased, or still finishing a job its client left (its lease ends before the stopped job
+  // returns); lease() takes only idle slots, so the metric agrees with what the next request gets.
+  for (auto& s : slots_) n += s->idle() ? 0 : 1;
   return n;
 }
 

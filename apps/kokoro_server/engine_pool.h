@@ -59,7 +59,7 @@ class EnginePool {
   std::unique_ptr<Lease> acquire(std::string* why);
 
   kokoro_load load();
-  int leased() const;
+  int leased() const;  // sessions not free for the next request (leased, or finishing a stopped job)
   // Shutdown, before the I/O side goes: stops every job (queued or speaking) and waits until the session
   // threads are idle, so that no engine thread touches a connection afterwards. Leases stay valid.
   void stop_all();
