@@ -17,6 +17,7 @@
 // Each corpus file is read as one utterance per non-empty line, except passage.txt, which is one utterance
 // (a ~2-minute text the frontend splits into segments). One untimed warm-up utterance runs first.
 #include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
 #include <sys/resource.h>
 
 #include <chrono>
@@ -237,7 +238,11 @@ int main(int argc, char** argv) {
   app.add_option("--cold-say", cold_say,
                  "The kokoro-say the cold figure starts (default: the one beside kokoro-bench; another build's, for a "
                  "before/after in one run)");
+  bool verbose = false;
+  app.add_flag("-v,--verbose", verbose,
+               "The engine's debug log on stderr (per segment: acoustic model, early start, pre-roll decisions)");
   CLI11_PARSE(app, argc, argv);
+  if (verbose) spdlog::set_level(spdlog::level::debug);
 
   try {
     if (no_preroll && mode == "exact") throw Error("kokoro-bench: --no-preroll is for the engine modes (exact mode has no pre-roll)");

@@ -44,4 +44,18 @@ double updated_preroll_rtf(double estimate, double measured) {
   return measured >= estimate ? measured : 0.5 * (estimate + measured);
 }
 
+double EarlyRestartEstimate::seconds(double segment_seconds, double slice_pace) const {
+  const double s = std::max(0.0, segment_seconds);
+  if (per_second > 0) return per_second * (s + kFixedSeconds);
+  const double unmeasured = kUnmeasuredPerSecond * s;
+  if (!(slice_pace > 0)) return unmeasured;
+  return std::min(unmeasured, kFirstMargin * kSliceShare * slice_pace * (s + kFixedSeconds));
+}
+
+void EarlyRestartEstimate::measured(double segment_seconds, double restart_seconds) {
+  if (!(restart_seconds > 0) || !(segment_seconds >= 0)) return;
+  const double now = restart_seconds / (segment_seconds + kFixedSeconds);
+  per_second = per_second > 0 ? updated_preroll_rtf(per_second, now) : now;
+}
+
 }  // namespace kokoro

@@ -59,6 +59,30 @@ struct VocodeSpeed {
   double seconds(double audio) const { return overhead_seconds + per_second * audio; }
 };
 
+// Slice mode's early start (docs/streaming.md, "The early start"): how long the exact path takes to restart
+// (the F0 and energy curves and the decoder half over the whole segment, before its first push), which the
+// pre-roll counts before the slice after the early audio. Part of it does not grow with the segment: on the
+// yardstick machine 47 ms + 5.5 ms per second of segment (segments of 5-20 s), that is per_second times
+// (segment + kFixedSeconds). A figure per second of segment alone, measured on a 5 s segment, doubled a 20 s
+// one's estimate (and would halve a short one's after a long one).
+struct EarlyRestartEstimate {
+  static constexpr double kFixedSeconds = 8.5;
+  // Before any measurement: the generator's slice pace times kSliceShare (its measured ratio on the yardstick
+  // machine: the same cores, the same load), with a margin of kFirstMargin, but never more per second of
+  // segment than kUnmeasuredPerSecond (the rule before this model, for a machine nothing is known of yet).
+  static constexpr double kSliceShare = 0.052;
+  static constexpr double kFirstMargin = 1.5;
+  static constexpr double kUnmeasuredPerSecond = 0.02;
+  double per_second = 0;  // measured, seconds per second of (segment + kFixedSeconds); 0: nothing measured yet
+
+  // The restart of a segment of `segment_seconds`, the generator's slices running at `slice_pace` (seconds
+  // per audio second; <= 0: unknown).
+  double seconds(double segment_seconds, double slice_pace) const;
+  // A restart measured at `restart_seconds`: followed as updated_preroll_rtf follows a speed (a slower
+  // measurement at once, a faster one halfway).
+  void measured(double segment_seconds, double restart_seconds);
+};
+
 // The vocoding time left on a segment whose whole vocoding was estimated at `prior_seconds` before it
 // started, `fraction` of its work done after `elapsed_seconds`: the rest of the work at the estimated pace
 // (seconds per whole segment). The measured pace is elapsed / fraction, or the last piece's

@@ -335,7 +335,7 @@ class StreamEngine {
   };
   std::unique_ptr<StreamDecoder> early_decoder_;  // used by the vocoder worker only
   std::unique_ptr<StreamProsody> early_prosody_;  // the F0/energy branches' first frames; the vocoder worker's
-  double early_restart_pace_ = 0;  // the exact path's restart (F0/energy curves, decoder half, prediction) per second of segment
+  EarlyRestartEstimate early_restart_;  // the exact path's restart (F0/energy curves, decoder half, prediction)
   bool starts_early(int64_t frames) const;
   // asr and shared: the segment's aligned text features and shared prosody features (its F0 and energy curves
   // are computed after this, by the exact path).

@@ -103,10 +103,10 @@ bool StreamEngine::start_early(uint64_t generation, uint64_t utterance, const Te
   // again over the early frames (plus its look-ahead) at the slices' pace.
   const double segment_seconds = static_cast<double>(F * kSamplesPerFrame) / kSampleRate;
   const double frame_seconds = static_cast<double>(kSamplesPerFrame) / kSampleRate;
-  const double restart_pace = early_restart_pace_ > 0 ? early_restart_pace_ : 0.02;  // before any: a slow machine's
   double pace = slice_pace_ > 0 ? slice_pace_ : 0.5;
   const auto restart_seconds = [&] {
-    return restart_pace * segment_seconds + pace * static_cast<double>(E + X + StreamDecoder::kFeaturesLookaheadFrames) * frame_seconds;
+    return early_restart_.seconds(segment_seconds, pace) +
+           pace * static_cast<double>(E + X + StreamDecoder::kFeaturesLookaheadFrames) * frame_seconds;
   };
 
   const int64_t early_end = E * kSamplesPerFrame, tail_end = (E + X) * kSamplesPerFrame;
@@ -152,11 +152,17 @@ bool StreamEngine::start_early(uint64_t generation, uint64_t utterance, const Te
     if (slice_pace_ <= 0 && !out.empty())
       pace = static_cast<double>(preroll_now_ns() - slice_t0_ns) * 1e-9 / (static_cast<double>(out.size()) / kSampleRate);
     if (target < E + X) step = std::min<int64_t>({2 * step, options_.max_chunk_frames, E + X - target});
-    preroll_decide_slices(early.frames, F, target < E + X ? step : 1, pace, restart_pace, true, E, restart_seconds());
+    // The segments after this one: their decoder half per second as this one's (the pre-roll's start_pace).
+    const double restart_per_second = early_restart_.seconds(segment_seconds, pace) / segment_seconds;
+    preroll_decide_slices(early.frames, F, target < E + X ? step : 1, pace, restart_per_second, true, E, restart_seconds());
     if (target >= E + X) break;
   }
-  spdlog::debug("early start: {} frames, {} of early audio; exact path's restart estimated {:.3f} s (pace {:.4f} s per "
-                "second of segment), slice pace {:.3f}", F, E, restart_seconds(), restart_pace, pace);
+  spdlog::debug("early start: {} frames, {} of early audio; exact path's restart estimated {:.3f} s ({}), slice pace {:.3f}", F, E,
+                restart_seconds(),
+                early_restart_.per_second > 0
+                    ? fmt::format("{:.4f} s per second of segment + {} s", early_restart_.per_second, EarlyRestartEstimate::kFixedSeconds)
+                    : std::string("none measured yet"),
+                pace);
   early.frames = E;
   return true;
 }

@@ -66,10 +66,7 @@ bool StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, co
   StreamDecoder& sd = *stream_decoder_;
   sd.begin(seg_.style.data(), noise, stats, F, StreamDecoder::Input::decoder_features);
   double compute_s = ms_since(t0) / 1e3;
-  if (early.frames > 0) {
-    const double pace_now = (curves_s + compute_s) / (static_cast<double>(F * kSamplesPerFrame) / kSampleRate);
-    early_restart_pace_ = early_restart_pace_ > 0 ? updated_preroll_rtf(early_restart_pace_, pace_now) : pace_now;
-  }
+  if (early.frames > 0) early_restart_.measured(static_cast<double>(F * kSamplesPerFrame) / kSampleRate, curves_s + compute_s);
   // The stage table's "decoder": the decoder half and the statistics prediction (the harmonic source streams
   // inside each slice, so it counts as generator work).
   record_stage(utterance, EngineStage::decoder, t0, Clock::now());

@@ -214,3 +214,47 @@ TEST(Preroll, ProgressRuleNeverStartsTooEarlyForASlowdownItHasSeen) {
 }
 
 }  // namespace
+
+// The early start's estimate of the exact path's restart (curves and decoder half over the whole segment):
+// a fixed part and a part per second of segment, so that a measurement on a short segment does not double a
+// long one's estimate.
+TEST(EarlyRestart, NothingMeasuredFollowsTheSlicePaceButNeverExceedsTheOldRule) {
+  EarlyRestartEstimate e;
+  using E = EarlyRestartEstimate;
+  // Slices at 0.1 s per audio second: 1.5 x 0.052 x 0.1 x (20 + 8.5) s, under the old 0.02 x 20 s.
+  EXPECT_NEAR(e.seconds(20, 0.1), E::kFirstMargin * E::kSliceShare * 0.1 * (20 + E::kFixedSeconds), 1e-12);
+  EXPECT_LT(e.seconds(20, 0.1), E::kUnmeasuredPerSecond * 20);
+  // A slow machine (or the inflated pace of a first slice, look-ahead included): the old rule caps it.
+  EXPECT_DOUBLE_EQ(e.seconds(20, 0.6), E::kUnmeasuredPerSecond * 20);
+  // No pace known: the old rule.
+  EXPECT_DOUBLE_EQ(e.seconds(12, 0), E::kUnmeasuredPerSecond * 12);
+}
+
+TEST(EarlyRestart, AShortSegmentsRestartDoesNotDoubleALongOnes) {
+  using E = EarlyRestartEstimate;
+  // The yardstick machine: 47 ms + 5.5 ms per second of segment.
+  auto restart = [](double s) { return 0.047 + 0.0055 * s; };
+  EarlyRestartEstimate e;
+  e.measured(5, restart(5));
+  const double per_second_alone = restart(5) / 5 * 20;  // what a figure per second of segment predicted
+  EXPECT_NEAR(e.seconds(20, 0.1), restart(20), 0.1 * restart(20));
+  EXPECT_GT(per_second_alone, 1.5 * restart(20));
+  // And the other way round: a long segment's measurement does not halve a short one's estimate.
+  EarlyRestartEstimate f;
+  f.measured(20, restart(20));
+  EXPECT_NEAR(f.seconds(4, 0.1), restart(4), 0.1 * restart(4));
+  EXPECT_GT(E::kFixedSeconds, 0.0);
+}
+
+TEST(EarlyRestart, FollowsASlowerMeasurementAtOnceAndAFasterOneHalfway) {
+  EarlyRestartEstimate e;
+  e.measured(10, 0.1);
+  const double first = e.per_second;
+  EXPECT_NEAR(first, 0.1 / (10 + EarlyRestartEstimate::kFixedSeconds), 1e-12);
+  e.measured(10, 0.3);  // three times slower: at once
+  EXPECT_NEAR(e.seconds(10, 0.1), 0.3, 1e-12);
+  e.measured(10, 0.1);  // faster again: halfway
+  EXPECT_NEAR(e.seconds(10, 0.1), 0.2, 1e-12);
+  e.measured(10, 0);  // no measurement: unchanged
+  EXPECT_NEAR(e.seconds(10, 0.1), 0.2, 1e-12);
+}
