@@ -51,6 +51,13 @@ struct PrerollOptions {
   // plays at once, and on a slower one playback waits until the rest can follow without a gap.
   double slice_margin_seconds = 0.02;
   double slice_margin_share = 0.1;
+  // The early start's exact path restarts in one block (curves and decoder half over the segment, then a
+  // first push that recomputes the early frames) that no later decision can correct, and a sentence of text
+  // that streams in starts it after the engine idled, when it runs slower: its estimate (EarlyRestartEstimate)
+  // is taken this much longer. Measured: a 6 s sentence's restart 168 ms against 131 estimated from the ones
+  // before it (ran dry 47 ms, 0.33 s into it); with 0.2 the medium corpus' TTFA p50 was unchanged (76-78 ms
+  // against 77-79), with 0.3 it rose to 78-100.
+  double early_restart_margin_share = 0.2;
 };
 
 // A segment of `audio` seconds takes overhead_seconds + per_second * audio to vocode.

@@ -104,9 +104,10 @@ bool StreamEngine::start_early(uint64_t generation, uint64_t utterance, const Te
   const double segment_seconds = static_cast<double>(F * kSamplesPerFrame) / kSampleRate;
   const double frame_seconds = static_cast<double>(kSamplesPerFrame) / kSampleRate;
   double pace = slice_pace_ > 0 ? slice_pace_ : 0.5;
+  const double restart_margin = 1.0 + std::max(0.0, options_.preroll.early_restart_margin_share);
   const auto restart_seconds = [&] {
-    return early_restart_.seconds(segment_seconds, pace) +
-           pace * static_cast<double>(E + X + StreamDecoder::kFeaturesLookaheadFrames) * frame_seconds;
+    return restart_margin * (early_restart_.seconds(segment_seconds, pace) +
+                             pace * static_cast<double>(E + X + StreamDecoder::kFeaturesLookaheadFrames) * frame_seconds);
   };
 
   const int64_t early_end = E * kSamplesPerFrame, tail_end = (E + X) * kSamplesPerFrame;
