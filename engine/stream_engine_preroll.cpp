@@ -168,7 +168,12 @@ void StreamEngine::preroll_decide_slices(int64_t done, int64_t frames, int64_t n
   };
   if (restart_at >= done && restart_at < frames) {  // the early start: its slices, the exact path, the rest
     add_slices(done, restart_at, next_slice, 0.0);
-    add_slices(restart_at, frames, std::max<int64_t>(restart_at, 1), restart_seconds);
+    // The exact path's first push (restart_seconds covers it) recomputes the early frames: it adds only the
+    // crossfade's frames to the audio; the slices after it start as long as it (synthesize_slices).
+    const int64_t X = std::clamp<int64_t>(options_.early_crossfade_frames, 1, frames - restart_at);
+    audio.push_back(static_cast<double>(X) * kSecondsPerFrame);
+    vocode.push_back(restart_seconds);
+    add_slices(restart_at + X, frames, std::min<int64_t>(restart_at + X, options_.max_chunk_frames), 0.0);
   } else {
     add_slices(done, frames, next_slice, 0.0);
   }

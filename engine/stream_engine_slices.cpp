@@ -123,8 +123,12 @@ bool StreamEngine::synthesize_slices(uint64_t generation, uint64_t utterance, co
     report_work(took, static_cast<double>(m * kSamplesPerFrame) / kSampleRate);
     slices_.fetch_add(1);
     chunks_.fetch_add(1);
+    // After an early start's first exact push the slice stays as long once: that push added only the
+    // crossfade's frames to the audio queued (the rest replaced the early audio), so the audio in hand is at
+    // its thinnest, and a slice twice as long (26 frames after a 5 s sentence's early start, ~90-130 ms) ran
+    // the device dry 0.33 s into streamed sentences that started after the engine idled.
+    if (!(f == 0 && early.frames > 0)) slice = std::min<int64_t>(2 * slice, options_.max_chunk_frames);
     f += m;
-    slice = std::min<int64_t>(2 * slice, options_.max_chunk_frames);
     if (f == F) {
       mark_first_segment(utterance);  // all computed; the push may block at playback pace
       // The generator's weights are not read again before the next segment's decoder half, which reads
