@@ -117,6 +117,7 @@ void add_run_context(nlohmann::json& j, double wall_s, double cpu_s, double load
   j["loadavg_after"] = loadavg_after;
   j["gemm_peak_gflops_1"] = peak.gflops_1;
   j["gemm_peak_gflops_n"] = peak.gflops_n;
+  j["gemm_peak_contended"] = peak.contended;
   j["gemm_peak_threads"] = peak.threads;
 }
 
@@ -137,6 +138,7 @@ nlohmann::json to_json(const BenchResult& r, const ModelFile& model) {
   j["rss_after_load_mb"] = r.rss_after_load_mb;
   j["rss_after_frontend_mb"] = r.rss_after_frontend_mb;
   j["gemm_peak_gflops"] = {{"1", r.peak.gflops_1}, {std::to_string(r.peak.threads), r.peak.gflops_n}};
+  j["gemm_peak_contended"] = r.peak.contended;
   j["text_side_ms_20_tokens"] = r.text_side_ms_20;
   for (int i : {kAlbert, kProsody, kTextEncoder}) j["text_side_20_tokens_stages_ms"][stage_name(i)] = r.text_side_stages_20.ms[i];
   j["text_side_ms_20_tokens_eigen_baseline"] = r.text_side_baseline_ms_20;
@@ -198,7 +200,7 @@ std::string to_table(const BenchResult& r, const ModelFile& model) {
                   r.peak.gflops_n, r.peak.threads);
   else
     std::snprintf(line, sizeof line, "GEMM peak: not measured (--no-peak)\n");
-  o << line;
+  o << line << contended_warning(r.peak);
   std::snprintf(line, sizeof line,
                 "CPU time %.2f s for %.2f s of audio (CPU RTF %.3f, all threads); load average %.2f before, %.2f after\n\n",
                 r.cpu_s, t.audio_s, t.audio_s > 0 ? r.cpu_s / t.audio_s : 0.0, r.loadavg_before, r.loadavg_after);

@@ -206,7 +206,7 @@ std::string to_table(const MultiStreamResult& r) {
                 j["ttfa_ms_max"].get<double>(), j["dry_utterances"].get<int>(), j["audio_s"].get<double>(), r.wall_s,
                 r.cpu_s, r.peak_rss_mb, r.loadavg_before,
                 r.loadavg_after, r.peak.gflops_1, r.peak.gflops_n, r.peak.threads);
-  out << line;
+  out << line << contended_warning(r.peak);
   return out.str();
 }
 

@@ -333,7 +333,7 @@ std::string to_table(const FeedResult& r) {
                 ms(j, "scale_to_160_gflops"), ms(j, "streamed_wait_ms_p95_at_160"), ms(j, "streamed_wait_ms_max_at_160"),
                 ms(j, "streamed_ready_ms_p95_at_160"), ms(j, "streamed_ready_ms_max_at_160"), r.cpu_s, r.wall_s,
                 r.loadavg_before, r.loadavg_after, r.peak.gflops_1, r.peak.gflops_n, r.peak.threads);
-  out << line;
+  out << line << contended_warning(r.peak);
   return out.str();
 }
 
