@@ -73,11 +73,13 @@ void AcousticModel::forward_text(const std::vector<int64_t>& ids, const float* s
     for (size_t i = 0; i < out.durations.size(); ++i) pd[i] = static_cast<float>(out.durations[i]);
     trace(t, "pred_dur", pd);
   }
-  Tensor d_cols({d.dim(1), d.dim(0)});
-  d_cols.matrix() = d.matrix().transpose();
-  repeat_columns(d_cols, out.durations, en);
-  trace(t, "en", en);
-  predictor_.shared_features(en, shared);
+  if (t && *t) {  // en = d repeated by the durations, computed here only to be traced (shared_features repeats)
+    Tensor d_cols({d.dim(1), d.dim(0)});
+    d_cols.matrix() = d.matrix().transpose();
+    repeat_columns(d_cols, out.durations, en);
+    trace(t, "en", en);
+  }
+  predictor_.shared_features(d, out.durations, shared);
   text_encoder_.forward(ids, t_en);
   trace(t, "t_en", t_en);
   repeat_columns(t_en, out.durations, out.asr);

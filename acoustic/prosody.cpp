@@ -104,6 +104,13 @@ void ProsodyPredictor::shared_features(const Tensor& en, Tensor& shared) const {
   shared.matrix() = x.matrix().transpose();
 }
 
+void ProsodyPredictor::shared_features(const Tensor& d, const std::vector<int64_t>& durations, Tensor& shared) const {
+  Tensor x;
+  bilstm(d, shared_fwd_, shared_bwd_, x, &durations);
+  shared.resize({x.dim(1), x.dim(0)});
+  shared.matrix() = x.matrix().transpose();
+}
+
 void ProsodyPredictor::curves_from_shared(const Tensor& shared, const float* style, Tensor& f0, Tensor& n) const {
   auto branch = [&](const std::vector<AdainResBlk1d>& blocks, const TensorView& w, const TensorView& b, Tensor& out) {
     Tensor a = shared, c;

@@ -29,6 +29,9 @@ class ProsodyPredictor {
   // direction needs the last frame), then the F0 and N branches on it. Split so that slice mode's early start
   // can run the branches' first frames alone (acoustic/stream_prosody.h) before the whole branches.
   void shared_features(const Tensor& en, Tensor& shared) const;
+  // The same from d [T, hidden + style] (encode's output, per token) and the durations: en is d repeated by
+  // them, and the LSTM's input projections are computed per token (bilstm's repeats), not per frame.
+  void shared_features(const Tensor& d, const std::vector<int64_t>& durations, Tensor& shared) const;
   void curves_from_shared(const Tensor& shared, const float* style, Tensor& f0, Tensor& n) const;
 
   // The branches' parts, for acoustic/stream_prosody.h: 3 blocks and a 1x1 projection [1, hidden/2, 1] each.

@@ -550,12 +550,25 @@ void copy_tensor(const Tensor& src, Tensor& dst) {
   });
 }
 
-void bilstm(const Tensor& x, const LstmWeights& fwd, const LstmWeights& bwd, Tensor& y) {
-  const int64_t T = x.dim(0), H = fwd.w_hh.dim(1);
+void bilstm(const Tensor& x, const LstmWeights& fwd, const LstmWeights& bwd, Tensor& y,
+            const std::vector<int64_t>* repeats) {
+  const int64_t rows = x.dim(0), H = fwd.w_hh.dim(1);
   for (const LstmWeights* w : {&fwd, &bwd})
     if (w->w_ih.dim(1) != x.dim(1) || w->w_hh.dim(0) != 4 * H || w->w_hh.dim(1) != H)
       throw Error("lstm: weight " + shape_to_string(w->w_ih.shape) + " vs input " + shape_to_string(x.shape()));
+  // The row of x each step reads: x's rows in order, or each repeats[r] times. A repeated row's projection
+  // is computed once (each row of a product is computed alone, so the values are those of the repeated input).
+  std::vector<int64_t> row_of_step;
+  if (repeats) {
+    if (static_cast<int64_t>(repeats->size()) != rows) throw Error("lstm: repeats do not match the input's rows");
+    for (int64_t r = 0; r < rows; ++r) {
+      if ((*repeats)[r] < 0) throw Error("lstm: a negative repeat count");
+      row_of_step.insert(row_of_step.end(), static_cast<size_t>((*repeats)[r]), r);
+    }
+  }
+  const int64_t T = repeats ? static_cast<int64_t>(row_of_step.size()) : rows;
   y.resize({T, 2 * H});
+  if (T == 0) return;
   // The two directions are independent: one task each. Per direction, the input projections of all steps
   // are one GEMM (fp32 on oneDNN, W_ih^T prepared once per model); each step is then a [4H, H] matrix-vector
   // product and the gates, vectorised.
@@ -586,8 +599,8 @@ void bilstm(const Tensor& x, const LstmWeights& fwd, const LstmWeights& bwd, Ten
     // The input projections of every step: in bf16 computed above, in fp32 here (one GEMM per direction).
     Tensor own;
     if (!bf16) {
-      own.resize({T, 4 * H});
-      onednn_matmul_f32(x.data(), T, in, wih_t[dir].data, 4 * H, nullptr, 4 * H, own.data(), 4 * H);
+      own.resize({rows, 4 * H});
+      onednn_matmul_f32(x.data(), rows, in, wih_t[dir].data, 4 * H, nullptr, 4 * H, own.data(), 4 * H);
     }
     auto G = (bf16 ? projected[dir] : own).matrix();
     G.rowwise() += (w.b_ih.vector() + w.b_hh.vector()).transpose();
@@ -603,7 +616,7 @@ void bilstm(const Tensor& x, const LstmWeights& fwd, const LstmWeights& bwd, Ten
       } else {
         g.noalias() = Whh * h;
       }
-      g += G.row(t).transpose();
+      g += G.row(repeats ? row_of_step[static_cast<size_t>(t)] : t).transpose();
       auto a = g.array();
       const Eigen::ArrayXf i = (1.0f + (-a.segment(0, H)).exp()).inverse();
       const Eigen::ArrayXf f = (1.0f + (-a.segment(H, H)).exp()).inverse();

@@ -2,6 +2,8 @@
 // (PyTorch NCT without N); weights come in PyTorch's layouts. Every kernel is GEMM-shaped through Eigen
 // where the work is large, and writes into a caller-owned output so that buffers can be reused.
 #pragma once
+#include <vector>
+
 #include "core/tensor.h"
 
 namespace kokoro {
@@ -83,7 +85,11 @@ struct LstmWeights {
   TensorView w_ih, w_hh, b_ih, b_hh;
 };
 // The directions run in parallel (core/parallel.h); gates are vectorised (Eigen's exp/tanh).
-void bilstm(const Tensor& x, const LstmWeights& fwd, const LstmWeights& bwd, Tensor& y);
+// repeats (optional, one count >= 0 per row of x): the steps read x's row r repeats[r] times in a row, as
+// over x repeated by durations (an alignment), y having sum(repeats) rows; the input projections are then
+// computed per row of x, not per step (the prosody predictor's shared LSTM over frames: ~2x fewer).
+void bilstm(const Tensor& x, const LstmWeights& fwd, const LstmWeights& bwd, Tensor& y,
+            const std::vector<int64_t>* repeats = nullptr);
 // The first implementation (directions in turn, scalar gates), kept for benchmarks and tests.
 void bilstm_baseline(const Tensor& x, const LstmWeights& fwd, const LstmWeights& bwd, Tensor& y);
 

@@ -8,6 +8,7 @@
 
 #include "core/kernels.h"
 #include "core/parallel.h"
+#include "core/precision.h"
 
 using namespace kokoro;
 
@@ -78,6 +79,43 @@ TEST_P(FastLstm, MatchesDoubleAndBaseline) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, FastLstm, ::testing::Values(1, 2));
+
+// Repeated rows (the shared LSTM over frames, its input the tokens' rows repeated by durations): the input
+// projections computed per distinct row give the values of the input expanded, bit for bit, in fp32 (oneDNN)
+// and in bf16, with 1 and 2 threads; a row repeated 0 times is skipped.
+TEST_P(FastLstm, RepeatedRowsEqualTheExpandedInput) {
+  set_num_threads(GetParam());
+  const int64_t in = 640, H = 256, rows = 29;
+  const Lstm f(in, H, 4), b(in, H, 5);
+  Tensor x({rows, in});
+  std::mt19937 rng(6);
+  std::normal_distribution<float> n(0, 1);
+  for (int64_t i = 0; i < x.numel(); ++i) x[i] = n(rng);
+  std::vector<int64_t> repeats(rows);
+  for (int64_t r = 0; r < rows; ++r) repeats[r] = r == 7 ? 0 : 1 + static_cast<int64_t>(rng() % 9);
+  std::vector<float> expanded;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t k = 0; k < repeats[r]; ++k) expanded.insert(expanded.end(), x.data() + r * in, x.data() + (r + 1) * in);
+  const int64_t T = static_cast<int64_t>(expanded.size()) / in;
+  Tensor xe({T, in});
+  std::copy(expanded.begin(), expanded.end(), xe.data());
+  std::vector<Precision> precisions{Precision::fp32};
+  if (bf16_supported()) precisions.push_back(Precision::bf16);
+  else std::printf("this CPU has no AVX512-BF16: the repeated rows are checked in fp32 only\n");
+  for (Precision p : precisions) {
+    const ScopedKernelPrecision scoped(p);
+    Tensor y, ye;
+    bilstm(x, f.view(), b.view(), y, &repeats);
+    bilstm(xe, f.view(), b.view(), ye);
+    ASSERT_EQ(y.shape(), ye.shape());
+    int64_t differ = 0;
+    for (int64_t i = 0; i < y.numel(); ++i) differ += y[i] != ye[i];
+    EXPECT_EQ(differ, 0) << "precision " << static_cast<int>(p) << ": " << differ << " of " << y.numel() << " values differ";
+  }
+  std::vector<int64_t> wrong(rows - 1, 1);
+  Tensor y;
+  EXPECT_THROW(bilstm(x, f.view(), b.view(), y, &wrong), std::exception);
+}
 
 TEST(FastLstm, RejectsMismatchedInput) {
   const Lstm f(8, 4, 1);
