@@ -523,7 +523,11 @@ void instance_norm_affine(Tensor& x, const float* scale, const float* shift, flo
 void leaky_relu(Tensor& x, float slope) {
   float* p = x.data();
   parallel_ranges(x.numel(), 4096, elementwise_parts(x.numel()), [&](int64_t i0, int64_t i1) {
-    for (int64_t i = i0; i < i1; ++i) p[i] = p[i] >= 0 ? p[i] : p[i] * slope;
+    // Eigen's select (both sides computed per packet, then blended): GCC keeps `p[i] >= 0 ? p[i] : p[i] * slope`
+    // a scalar loop with a branch (it may not multiply the values it does not change, -ftrapping-math), which
+    // mispredicts on half the values: ~0.5 ms per text-encoder layer. The same values either way.
+    Eigen::Map<Eigen::ArrayXf> v(p + i0, i1 - i0);
+    v = (v >= 0.0f).select(v, v * slope);
   });
 }
 
