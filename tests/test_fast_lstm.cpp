@@ -50,16 +50,22 @@ std::vector<double> reference(const Tensor& x, const Lstm& l, bool reverse) {
   return out;
 }
 
+// x [T, in] of standard normal values.
+Tensor normal_input(int64_t T, int64_t in, std::mt19937& rng) {
+  Tensor x({T, in});
+  std::normal_distribution<float> n(0, 1);
+  for (int64_t i = 0; i < x.numel(); ++i) x[i] = n(rng);
+  return x;
+}
+
 class FastLstm : public ::testing::TestWithParam<int> {};
 
 TEST_P(FastLstm, MatchesDoubleAndBaseline) {
   set_num_threads(GetParam());
   const int64_t in = 640, H = 256, T = 37;
   const Lstm f(in, H, 1), b(in, H, 2);
-  Tensor x({T, in});
   std::mt19937 rng(3);
-  std::normal_distribution<float> n(0, 1);
-  for (int64_t i = 0; i < x.numel(); ++i) x[i] = n(rng);
+  const Tensor x = normal_input(T, in, rng);
   Tensor y, base;
   bilstm(x, f.view(), b.view(), y);
   bilstm_baseline(x, f.view(), b.view(), base);
@@ -87,10 +93,8 @@ TEST_P(FastLstm, RepeatedRowsEqualTheExpandedInput) {
   set_num_threads(GetParam());
   const int64_t in = 640, H = 256, rows = 29;
   const Lstm f(in, H, 4), b(in, H, 5);
-  Tensor x({rows, in});
   std::mt19937 rng(6);
-  std::normal_distribution<float> n(0, 1);
-  for (int64_t i = 0; i < x.numel(); ++i) x[i] = n(rng);
+  const Tensor x = normal_input(rows, in, rng);
   std::vector<int64_t> repeats(rows);
   for (int64_t r = 0; r < rows; ++r) repeats[r] = r == 7 ? 0 : 1 + static_cast<int64_t>(rng() % 9);
   std::vector<float> expanded;
