@@ -97,16 +97,18 @@ void ProsodyPredictor::f0_n(const Tensor& en, const float* style, Tensor& f0, Te
 }
 
 void ProsodyPredictor::shared_features(const Tensor& en, Tensor& shared) const {
-  Tensor rows({en.dim(1), en.dim(0)}), x;
+  Tensor rows({en.dim(1), en.dim(0)});
   rows.matrix() = en.matrix().transpose();
-  bilstm(rows, shared_fwd_, shared_bwd_, x);
-  shared.resize({x.dim(1), x.dim(0)});
-  shared.matrix() = x.matrix().transpose();
+  shared_lstm(rows, nullptr, shared);
 }
 
 void ProsodyPredictor::shared_features(const Tensor& d, const std::vector<int64_t>& durations, Tensor& shared) const {
+  shared_lstm(d, &durations, shared);
+}
+
+void ProsodyPredictor::shared_lstm(const Tensor& rows, const std::vector<int64_t>* repeats, Tensor& shared) const {
   Tensor x;
-  bilstm(d, shared_fwd_, shared_bwd_, x, &durations);
+  bilstm(rows, shared_fwd_, shared_bwd_, x, repeats);
   shared.resize({x.dim(1), x.dim(0)});
   shared.matrix() = x.matrix().transpose();
 }

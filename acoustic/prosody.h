@@ -43,6 +43,9 @@ class ProsodyPredictor {
   const TensorView& n_proj_bias() const { return n_proj_b_; }
 
  private:
+  // The shared BiLSTM over rows [F, hidden + style] (or rows repeated: bilstm's repeats) -> shared [hidden, F].
+  void shared_lstm(const Tensor& rows, const std::vector<int64_t>* repeats, Tensor& shared) const;
+
   std::shared_ptr<const ModelFile> model_;
   int64_t hidden_, style_, max_dur_;
   struct EncoderLayer {
