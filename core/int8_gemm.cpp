@@ -128,11 +128,12 @@ inline __v16si dpbusd(__v16si acc, __v16si u, __v16si s) {
 }
 
 // MR rows x 16 NV columns over the whole K: MR * NV int32 accumulators stay in registers; per quad of k, NV
-// panel loads and MR broadcasts of a row's four bytes feed MR * NV vpdpbusd. The epilogue dequantises.
+// panel loads and MR broadcasts of a row's four bytes feed MR * NV vpdpbusd. The epilogue dequantises and
+// adds the fp32 terms (ev: this tile's first row's values, ew: its first column's weights).
 template <int MR, int NV>
 void micro_kernel(const uint8_t* a, int64_t lda, int64_t quads, const int8_t* panel, int64_t panel_stride,
                   const float* sa, const float* oa, const float* sw, const float* swc, const float* bias, float* y,
-                  int64_t ldy) {
+                  int64_t ldy, const Fp32Terms& extra, const float* ev, const float* ew) {
   __v16si acc[MR][NV];  // GCC's own vector type (dpbusd above)
   for (int r = 0; r < MR; ++r)
     for (int v = 0; v < NV; ++v) acc[r][v] = __v16si{};
@@ -152,7 +153,10 @@ void micro_kernel(const uint8_t* a, int64_t lda, int64_t quads, const int8_t* pa
     for (int r = 0; r < MR; ++r) {
       const __m512 scale = _mm512_mul_ps(_mm512_set1_ps(sa[r]), s);
       const __m512 shift = _mm512_fmadd_ps(_mm512_set1_ps(oa[r]), c, b);
-      _mm512_storeu_ps(y + r * ldy + 16 * v, _mm512_fmadd_ps(_mm512_cvtepi32_ps((__m512i)acc[r][v]), scale, shift));
+      __m512 out = _mm512_fmadd_ps(_mm512_cvtepi32_ps((__m512i)acc[r][v]), scale, shift);
+      for (int64_t j = 0; j < extra.k; ++j)
+        out = _mm512_fmadd_ps(_mm512_set1_ps(ev[r * extra.k + j]), _mm512_loadu_ps(ew + j * extra.ldw + 16 * v), out);
+      _mm512_storeu_ps(y + r * ldy + 16 * v, out);
     }
   }
 }
@@ -160,10 +164,10 @@ void micro_kernel(const uint8_t* a, int64_t lda, int64_t quads, const int8_t* pa
 template <int NV>
 void rows_tail(int rows, const uint8_t* a, int64_t lda, int64_t quads, const int8_t* panel, int64_t ps,
                const float* sa, const float* oa, const float* sw, const float* swc, const float* bias, float* y,
-               int64_t ldy) {
+               int64_t ldy, const Fp32Terms& extra, const float* ev, const float* ew) {
   switch (rows) {
 #define KOKORO_ROWS_CASE(n) \
-    case n: return micro_kernel<n, NV>(a, lda, quads, panel, ps, sa, oa, sw, swc, bias, y, ldy);
+    case n: return micro_kernel<n, NV>(a, lda, quads, panel, ps, sa, oa, sw, swc, bias, y, ldy, extra, ev, ew);
     KOKORO_ROWS_CASE(1) KOKORO_ROWS_CASE(2) KOKORO_ROWS_CASE(3) KOKORO_ROWS_CASE(4) KOKORO_ROWS_CASE(5)
     KOKORO_ROWS_CASE(6) KOKORO_ROWS_CASE(7) KOKORO_ROWS_CASE(8) KOKORO_ROWS_CASE(9) KOKORO_ROWS_CASE(10)
     KOKORO_ROWS_CASE(11)
@@ -176,7 +180,7 @@ void rows_tail(int rows, const uint8_t* a, int64_t lda, int64_t quads, const int
 }  // namespace
 
 void gemm_u8s8(const RowsU8& x, const int8_t* packed, int64_t N, int64_t n0, int64_t n1, const float* bias,
-               float* y, int64_t ldy) {
+               float* y, int64_t ldy, const Fp32Terms& extra) {
   const int64_t K = x.K, M = x.rows;
   if (K % 4 != 0 || N % 16 != 0 || n0 % 16 != 0 || n1 % 16 != 0 || n0 < 0 || n1 > N || n0 > n1)
     throw Error("gemm_u8s8: K = " + std::to_string(K) + ", N = " + std::to_string(N) + ", columns [" +
@@ -194,17 +198,20 @@ void gemm_u8s8(const RowsU8& x, const int8_t* packed, int64_t N, int64_t n0, int
     constexpr int NV = decltype(nv)::value;
     const int8_t* panel = packed + (n / 16) * ps;
     const float* b = bias ? bias + n : nullptr;
+    const float* ew = extra.k ? extra.weights + (n - n0) : nullptr;
+    const auto ev = [&](int64_t m) { return extra.k ? extra.values + m * extra.k : nullptr; };
     int64_t m0 = 0;
     for (; m0 + MR <= M; m0 += MR)
-      micro_kernel<MR, NV>(a + m0 * K, K, quads, panel, ps, sa + m0, oa + m0, sw + n, swc + n, b, y + m0 * ldy + n, ldy);
+      micro_kernel<MR, NV>(a + m0 * K, K, quads, panel, ps, sa + m0, oa + m0, sw + n, swc + n, b, y + m0 * ldy + n, ldy,
+                           extra, ev(m0), ew);
     rows_tail<NV>(static_cast<int>(M - m0), a + m0 * K, K, quads, panel, ps, sa + m0, oa + m0, sw + n, swc + n, b,
-                  y + m0 * ldy + n, ldy);
+                  y + m0 * ldy + n, ldy, extra, ev(m0), ew);
   };
   int64_t n = n0;
   for (; n + 32 <= n1; n += 32) run(std::integral_constant<int, 2>{}, n);
   if (n < n1) run(std::integral_constant<int, 1>{}, n);
 #else
-  (void)packed, (void)bias, (void)y, (void)ldy, (void)M;
+  (void)packed, (void)bias, (void)y, (void)ldy, (void)M, (void)extra;
   throw Error("gemm_u8s8: these kernels have no AVX512-VNNI (the x86-64-v4 family or a -march=native build on a "
               "CPU that has it)");
 #endif

@@ -47,9 +47,19 @@ inline const uint16_t* packed_s8_transposed_row(const int8_t* packed, int64_t K,
 // W [N, K] (rows ldw apart; torch.nn.Linear's layout) -> out (packed_s8_bytes). K % 4 == 0, N % 16 == 0.
 void pack_weights_s8(const float* w, int64_t ldw, int64_t K, int64_t N, int8_t* out);
 
+// Products a caller adds to y in fp32 beside the 8-bit one (linear_rows_int8's outlier channels): after its
+// dequantised value, y[r, n] += values[r * k + j] * weights[j * ldw + n - n0] for j = 0 .. k-1 in that order,
+// each one fused multiply-add, in the epilogue while y's tile is still in registers.
+struct Fp32Terms {
+  int64_t k = 0;
+  const float* values = nullptr;   // [rows of x][k]
+  const float* weights = nullptr;  // [k][ldw], column 0 at n0
+  int64_t ldw = 0;
+};
+
 // y[r, n] for n in [n0, n1) (multiples of 16) and every row of x; y's rows ldy apart, bias may be null.
 // Single-threaded: callers parallelise over blocks of columns.
 void gemm_u8s8(const RowsU8& x, const int8_t* packed, int64_t N, int64_t n0, int64_t n1, const float* bias,
-               float* y, int64_t ldy);
+               float* y, int64_t ldy, const Fp32Terms& extra = Fp32Terms());
 
 }  // namespace kokoro

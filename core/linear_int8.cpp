@@ -2,9 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
 #include <memory>
 #include <string>
 #include <vector>
@@ -67,59 +64,30 @@ void linear_rows_int8(const Tensor& x, const Int8Rows& xq, const TensorView& w, 
   };
   auto packed = cached_weights_as<int8_t>(w.data, "linear-s8-outlier-rows " + shape_to_string(w.shape), pack);
   y.resize({T, out});
+  // The outlier channels' products are added in gemm_u8s8's epilogue (Fp32Terms), in the channels' order:
+  // their values per row here, their weights per block of columns as fp32 (the packed form's bf16 W^T rows).
+  const int64_t k = static_cast<int64_t>(xq.outliers.size());
+  thread_local std::vector<float> values;
+  values.resize(static_cast<size_t>(T * k));
+  for (int64_t t = 0; t < T; ++t)
+    for (int64_t j = 0; j < k; ++j) values[t * k + j] = x[t * in + xq.outliers[j]];
+  const float* v = values.data();  // this thread's buffer (a task on a worker would see the worker's)
   const int64_t panels = out / 16;
   const int64_t parts = double(out) * in * T < kParallelMacs ? 1 : 2 * num_threads();
   parallel_ranges(panels, 2, static_cast<int>(parts), [&](int64_t p0, int64_t p1) {
-    const int64_t n0 = 16 * p0, n1 = 16 * p1;
-    gemm_u8s8(xq.q, packed.data, out, n0, n1, bias ? bias->data : nullptr, y.data(), out);
-    if (xq.outliers.empty()) return;
-    // The outliers' weights for these columns as fp32 rows, then row by row of y (it stays in L1 while every
-    // outlier is added, in the order of the channels).
-    const int64_t k = static_cast<int64_t>(xq.outliers.size()), n = n1 - n0;
+    const int64_t n0 = 16 * p0, n1 = 16 * p1, n = n1 - n0;
     thread_local std::vector<float> wf;
     wf.resize(static_cast<size_t>(k * n));
     for (int64_t j = 0; j < k; ++j) {
       const uint16_t* wt = packed_s8_transposed_row(packed.data, in, out, xq.outliers[j]) + n0;
       for (int64_t i = 0; i < n; ++i) wf[j * n + i] = from_bf16(wt[i]);
     }
-    for (int64_t t = 0; t < T; ++t) {
-      float* yr = y.data() + t * out + n0;
-#if defined(__AVX512F__)
-      // 64 columns of the row stay in four registers while every outlier is added (in the channels' order,
-      // as the loop below: the same sums), four independent chains of FMAs; a load and a store of the row
-      // per outlier made this loop ~5 % of ALBERT's time at 275 tokens.
-      float v[kMaxOutliers];
-      for (int64_t j = 0; j < k; ++j) v[j] = x[t * in + xq.outliers[j]];
-      int64_t i0 = 0;
-      for (; i0 + 64 <= n; i0 += 64) {
-        __m512 a0 = _mm512_loadu_ps(yr + i0), a1 = _mm512_loadu_ps(yr + i0 + 16), a2 = _mm512_loadu_ps(yr + i0 + 32),
-               a3 = _mm512_loadu_ps(yr + i0 + 48);
-        for (int64_t j = 0; j < k; ++j) {
-          const __m512 vj = _mm512_set1_ps(v[j]);
-          const float* w = wf.data() + j * n + i0;
-          a0 = _mm512_fmadd_ps(vj, _mm512_loadu_ps(w), a0);
-          a1 = _mm512_fmadd_ps(vj, _mm512_loadu_ps(w + 16), a1);
-          a2 = _mm512_fmadd_ps(vj, _mm512_loadu_ps(w + 32), a2);
-          a3 = _mm512_fmadd_ps(vj, _mm512_loadu_ps(w + 48), a3);
-        }
-        _mm512_storeu_ps(yr + i0, a0);
-        _mm512_storeu_ps(yr + i0 + 16, a1);
-        _mm512_storeu_ps(yr + i0 + 32, a2);
-        _mm512_storeu_ps(yr + i0 + 48, a3);
-      }
-      for (; i0 < n; i0 += 16) {
-        __m512 a = _mm512_loadu_ps(yr + i0);
-        for (int64_t j = 0; j < k; ++j) a = _mm512_fmadd_ps(_mm512_set1_ps(v[j]), _mm512_loadu_ps(wf.data() + j * n + i0), a);
-        _mm512_storeu_ps(yr + i0, a);
-      }
-#else
-      for (int64_t j = 0; j < k; ++j) {
-        const float v = x[t * in + xq.outliers[j]];
-        const float* w = wf.data() + j * n;
-        for (int64_t i = 0; i < n; ++i) yr[i] += v * w[i];
-      }
-#endif
-    }
+    Fp32Terms extra;
+    extra.k = k;
+    extra.values = v;
+    extra.weights = wf.data();
+    extra.ldw = n;
+    gemm_u8s8(xq.q, packed.data, out, n0, n1, bias ? bias->data : nullptr, y.data(), out, extra);
   });
 }
 

@@ -117,6 +117,41 @@ TEST(Int8, ProductIsTheQuantisedFormulaExactly) {
   }
 }
 
+// The fp32 terms (linear_rows_int8's outlier channels) are added in the epilogue as a separate pass over y
+// would add them: after the dequantised value, one fused multiply-add per term in their order. Same bits.
+TEST(Int8, Fp32TermsAddInTheEpilogueAsInAPassAfterIt) {
+  REQUIRE_INT8();
+  struct Case { int64_t M, K, N, n0, n1, k; };
+  for (const Case c : {Case{29, 768, 64, 16, 64, 3}, Case{12, 128, 48, 0, 48, 1}, Case{5, 256, 32, 0, 32, 8}}) {
+    const auto x = randn(static_cast<size_t>(c.M * c.K), 51, 1.5f), w = randn(static_cast<size_t>(c.N * c.K), 52, 0.05f);
+    const auto bias = randn(static_cast<size_t>(c.N), 53), values = randn(static_cast<size_t>(c.M * c.k), 54, 10.0f);
+    const int64_t n = c.n1 - c.n0;
+    const auto weights = randn(static_cast<size_t>(c.k * n), 55, 0.05f);
+    RowsU8 xq;
+    quantize_rows_u8(x.data(), c.K, c.M, c.K, xq);
+    std::vector<int8_t> packed(static_cast<size_t>(packed_s8_bytes(c.K, c.N)));
+    pack_weights_s8(w.data(), c.K, c.K, c.N, packed.data());
+    std::vector<float> plain(static_cast<size_t>(c.M * c.N)), fused(plain.size());
+    gemm_u8s8(xq, packed.data(), c.N, c.n0, c.n1, bias.data(), plain.data(), c.N);
+    Fp32Terms extra;
+    extra.k = c.k;
+    extra.values = values.data();
+    extra.weights = weights.data();
+    extra.ldw = n;
+    gemm_u8s8(xq, packed.data(), c.N, c.n0, c.n1, bias.data(), fused.data(), c.N, extra);
+    int64_t differ = 0, changed = 0;
+    for (int64_t m = 0; m < c.M; ++m)
+      for (int64_t col = c.n0; col < c.n1; ++col) {
+        float y = plain[m * c.N + col];
+        for (int64_t j = 0; j < c.k; ++j) y = std::fma(values[m * c.k + j], weights[j * n + col - c.n0], y);
+        differ += fused[m * c.N + col] != y;
+        changed += fused[m * c.N + col] != plain[m * c.N + col];
+      }
+    EXPECT_EQ(differ, 0) << "M " << c.M << " K " << c.K << " columns " << c.n0 << ".." << c.n1 << ", " << c.k << " terms";
+    EXPECT_GT(changed, c.M * n / 2) << "the terms were not added";
+  }
+}
+
 TEST(Int8, ProductIsWithinEightBitErrorOfTheFp32One) {
   REQUIRE_INT8();
   const int64_t M = 120, K = 768, N = 256;
