@@ -280,7 +280,7 @@ void BM_conv1d_decoder(benchmark::State& state) {
   set_precision(bf16 ? Precision::bf16 : Precision::fp32);
   auto run = [&] {
     if (impl == 0) conv1d_direct(cd.x, cd.wv, &cd.bv, 1, 1, y);
-    else if (impl == 1) conv1d_bf16(cd.x, cd.wv, &cd.bv, 1, y);
+    else if (impl == 1) conv1d_bf16(cd.x, cd.wv, &cd.bv, 1, 1, y);
     else if (impl == 3) conv1d_winograd(cd.x, cd.wv, &cd.bv, 1, 1, *winograd_for_kernel(3), y);
     else conv1d_onednn(cd.x, cd.wv, &cd.bv, 1, 1, y);
   };

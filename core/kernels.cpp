@@ -67,7 +67,7 @@ void linear_columns(const Tensor& x, const TensorView& w, const TensorView* bias
   if (kernel_precision() != Precision::fp32 && out % 16 == 0 && x.dim(0) % 2 == 0 && (w.shape.size() == 2 || w.dim(2) == 1)) {
     TensorView w1 = w;
     w1.shape = {out, x.dim(0), 1};
-    return conv1d_bf16(x, w1, bias, 0, y);
+    return conv1d_bf16(x, w1, bias, 0, 1, y);
   }
   y.resize({out, T});
   const int64_t blocks = double(out) * x.dim(0) * T < kParallelMacs ? 1 : std::min<int64_t>(out / 16, 2 * num_threads());
@@ -262,16 +262,18 @@ void conv1d_onednn(const Tensor& x, const TensorView& w, const TensorView* bias,
   if (xt.size() + cols.size() + yt.size() > kKeepFloats) xt = cols = yt = RowMatrix();
 }
 
-void conv1d_bf16(const Tensor& x, const TensorView& w, const TensorView* bias, int padding, Tensor& y) {
-  const int64_t in = x.dim(0), T = x.dim(1), out = w.dim(0), k = w.dim(2), K = k * in;
+void conv1d_bf16(const Tensor& x, const TensorView& w, const TensorView* bias, int padding, int dilation, Tensor& y) {
+  const int64_t in = x.dim(0), T = x.dim(1), out = w.dim(0), k = w.dim(2), K = k * in, d = dilation;
   if (w.dim(1) != in) throw Error("conv1d: weight " + shape_to_string(w.shape) + " vs input " + shape_to_string(x.shape()));
   if (out % 16 != 0 || in % 2 != 0) throw Error("conv1d_bf16: needs out % 16 == 0 and an even input channel count");
-  const int64_t t_out = T + 2 * padding - (k - 1);
+  if (d < 1) throw Error("conv1d_bf16: dilation " + std::to_string(d));
+  const int64_t t_out = T + 2 * padding - d * (k - 1);
   if (t_out <= 0) throw Error("conv1d: input of length " + std::to_string(T) + " is too short");
   y.resize({out, t_out});
   // The weight with its taps ordered tap-major (W'[o, j*in + i] = W[o, i, j]): then row t of the im2col matrix
-  // is rows t .. t+k-1 of the zero-padded, transposed input laid end to end, i.e. row t of that input read with
-  // a row stride of `in` (rows overlap). No im2col copy: one GEMM of [t_out, k*in] x [k*in, out].
+  // is rows t, t+d, .., t+(k-1)d of the zero-padded, transposed input laid end to end. Undilated, that is
+  // row t of that input read with a row stride of `in` (rows overlap): no im2col copy. Dilated, the rows are
+  // copied (a few hundred KB at the short chunks that come here). One GEMM of [t_out, k*in] x [k*in, out].
   auto pack = [&] {
     return pack_bt_bf16_parallel(nullptr, K, K, out, [&](int64_t o, float* tap_major) {
       const float* wo = w.data + o * in * k;
@@ -285,13 +287,13 @@ void conv1d_bf16(const Tensor& x, const TensorView& w, const TensorView* bias, i
   // generator's last noise convolution, 130k columns) they were ~85 MB for the rest of the process. Every
   // output row of gemm_bf16 depends on its own input row only, so chunking does not change any result.
   constexpr int64_t kBf16ConvColumns = 1024;
-  thread_local std::vector<bf16_t> xt;
+  thread_local std::vector<bf16_t> xt, im2col;
   thread_local RowMatrix xt_f32, yt;
   const int64_t pairs = K / 2, panels = out / 16;
   for (int64_t t0 = 0; t0 < t_out; t0 += kBf16ConvColumns) {
     const int64_t n = std::min(kBf16ConvColumns, t_out - t0);
-    // Rows [t0, t0 + n + k - 1) of x^T with `padding` zero rows above and below, in bf16.
-    const int64_t rows = n + k - 1;
+    // Rows [t0, t0 + n + d(k - 1)) of x^T with `padding` zero rows above and below, in bf16.
+    const int64_t rows = n + d * (k - 1);
     const int64_t lo = std::clamp<int64_t>(padding - t0, 0, rows), hi = std::clamp<int64_t>(padding + T - t0, lo, rows);
     if (xt.size() < static_cast<size_t>(rows * in)) xt.resize(static_cast<size_t>(rows * in));
     std::fill(xt.begin(), xt.begin() + lo * in, bf16_t{0});
@@ -301,12 +303,18 @@ void conv1d_bf16(const Tensor& x, const TensorView& w, const TensorView* bias, i
       to_bf16(xt_f32.data(), xt.data() + lo * in, (hi - lo) * in);
     }
     std::fill(xt.begin() + hi * in, xt.begin() + rows * in, bf16_t{0});
+    if (d > 1) {
+      if (im2col.size() < static_cast<size_t>(n * K)) im2col.resize(static_cast<size_t>(n * K));
+      for (int64_t t = 0; t < n; ++t)
+        for (int64_t j = 0; j < k; ++j) std::copy_n(xt.data() + (t + j * d) * in, in, im2col.data() + t * K + j * in);
+    }
     yt.resize(n, out);
-    const bf16_t* a = xt.data();  // this thread's buffers (a task on a worker would see the worker's)
+    const bf16_t* a = d > 1 ? im2col.data() : xt.data();  // this thread's buffers (a worker's task would see the worker's)
+    const int64_t lda = d > 1 ? K : in;
     float* c = yt.data();
     const int64_t parts = double(out) * K * n < kParallelMacs ? 1 : 2 * num_threads();
     parallel_ranges(panels, 2, static_cast<int>(parts), [&](int64_t p0, int64_t p1) {
-      gemm_bf16(a, in, n, K, packed.data + p0 * pairs * 32, 16 * (p1 - p0), c + 16 * p0, out);
+      gemm_bf16(a, lda, n, K, packed.data + p0 * pairs * 32, 16 * (p1 - p0), c + 16 * p0, out);
     });
     y.matrix().middleCols(t0, n) = yt.transpose();
   }
@@ -348,8 +356,8 @@ void conv1d(const Tensor& x, const TensorView& w, const TensorView* bias, int st
   const int64_t t_out = x.dim(1) + 2 * padding - dilation * (k - 1);
   if (const WinogradTransform* wt = winograd_for(x, w, padding, dilation))
     return conv1d_winograd(x, w, bias, padding, dilation, *wt, y);
-  if (kernel_precision() != Precision::fp32 && dilation == 1 && out % 16 == 0 && in % 2 == 0 && t_out > 0)
-    return conv1d_bf16(x, w, bias, padding, y);
+  if (kernel_precision() != Precision::fp32 && out % 16 == 0 && in % 2 == 0 && t_out > 0)
+    return conv1d_bf16(x, w, bias, padding, dilation, y);
   conv1d_onednn(x, w, bias, padding, dilation, y);
 }
 

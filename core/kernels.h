@@ -45,10 +45,10 @@ void conv1d_direct(const Tensor& x, const TensorView& w, const TensorView* bias,
 // weights transposed once per model: what conv1d runs in fp32 when no fast form applies.
 void conv1d_onednn(const Tensor& x, const TensorView& w, const TensorView* bias, int padding, int dilation,
                    Tensor& y);
-// Stride-1, dilation-1 convolution in bf16 (core/bf16_gemm.h) as one GEMM over tap-major packed weights
-// (packed once per model). conv1d takes it when the precision is not fp32 and no fast form applies (the
-// decoder's 1024-channel convolutions, short generator chunks). Needs out % 16 == 0 and an even `in`.
-void conv1d_bf16(const Tensor& x, const TensorView& w, const TensorView* bias, int padding, Tensor& y);
+// Stride-1 convolution in bf16 (core/bf16_gemm.h) as one GEMM over tap-major packed weights (packed once
+// per model). conv1d takes it when the precision is not fp32 and no fast form applies (the decoder's
+// 1024-channel convolutions, short generator chunks and slices). Needs out % 16 == 0 and an even `in`.
+void conv1d_bf16(const Tensor& x, const TensorView& w, const TensorView* bias, int padding, int dilation, Tensor& y);
 // The first implementation (one GEMM per tap on a padded copy of the whole input, single-threaded), kept as
 // the baseline that micro-benchmarks and tests compare the faster kernels with.
 void conv1d_gemm_per_tap(const Tensor& x, const TensorView& w, const TensorView* bias, int stride, int padding,

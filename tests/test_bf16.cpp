@@ -210,16 +210,18 @@ TEST(Bf16, WinogradConvolutionWithinBf16ToleranceOfFp32AtGeneratorShapes) {
 }
 
 // The decoder's 1024-channel convolutions (and short generator chunks) in bf16: one GEMM over tap-major
-// packed weights whose im2col rows are overlapping rows of the padded, transposed input.
+// packed weights whose im2col rows are overlapping rows of the padded, transposed input (dilated: copied
+// rows; the generator's resblocks on short slices and chunks).
 TEST(Bf16, DirectConvolutionWithinBf16ToleranceOfFp32AtDecoderShapes) {
   if (!bf16_supported()) GTEST_SKIP() << "this CPU has no AVX512-BF16: the bf16 convolution cannot be checked here";
   PrecisionGuard guard;
   struct Case {
     int64_t in, out, k, T;
-    int padding;
+    int padding, dilation = 1;
   };
   for (const Case c : {Case{1090, 1024, 3, 157, 1}, Case{1024, 1024, 3, 40, 1}, Case{512, 256, 7, 12, 3},
-                       Case{64, 32, 3, 1, 1}, Case{514, 512, 5, 23, 0}}) {
+                       Case{64, 32, 3, 1, 1}, Case{514, 512, 5, 23, 0}, Case{256, 256, 11, 70, 25, 5},
+                       Case{128, 128, 7, 90, 9, 3}, Case{256, 256, 3, 40, 0, 5}}) {
     const auto wd = randn(static_cast<size_t>(c.out * c.in * c.k), 11, 1.0f / std::sqrt(float(c.in * c.k)));
     const auto bd = randn(static_cast<size_t>(c.out), 12);
     Tensor x({c.in, c.T});
@@ -228,13 +230,14 @@ TEST(Bf16, DirectConvolutionWithinBf16ToleranceOfFp32AtDecoderShapes) {
     const TensorView w{wd.data(), {c.out, c.in, c.k}}, b{bd.data(), {c.out}};
     Tensor y32, y16, via_conv1d;
     set_precision(Precision::fp32);
-    conv1d_direct(x, w, &b, c.padding, 1, y32);
+    conv1d_direct(x, w, &b, c.padding, c.dilation, y32);
     set_precision(Precision::bf16);
-    conv1d_bf16(x, w, &b, c.padding, y16);
-    conv1d(x, w, &b, 1, c.padding, 1, via_conv1d);
+    conv1d_bf16(x, w, &b, c.padding, c.dilation, y16);
+    conv1d(x, w, &b, 1, c.padding, c.dilation, via_conv1d);
     set_precision(Precision::fp32);
     SCOPED_TRACE(std::to_string(c.in) + " -> " + std::to_string(c.out) + ", k " + std::to_string(c.k) + ", T " +
-                 std::to_string(c.T) + ", padding " + std::to_string(c.padding));
+                 std::to_string(c.T) + ", padding " + std::to_string(c.padding) + ", dilation " +
+                 std::to_string(c.dilation));
     ASSERT_EQ(y16.shape(), y32.shape());
     const RelError err = relative_error(y16, y32);
     std::printf("direct bf16 vs fp32, %lld -> %lld, k %lld, T %lld: max %.2e, rms %.2e (relative)\n",
@@ -243,14 +246,14 @@ TEST(Bf16, DirectConvolutionWithinBf16ToleranceOfFp32AtDecoderShapes) {
     EXPECT_LT(err.max, 2e-2);
     EXPECT_LT(err.rms, 1e-2);
     EXPECT_GT(err.rms, 1e-6) << "identical to fp32: the bf16 path did not run";
-    const int64_t t_out = c.T + 2 * c.padding - (c.k - 1);
+    const int64_t t_out = c.T + 2 * c.padding - c.dilation * (c.k - 1);
     const bool wide = c.in * c.out > 512 * 512;
     if (wide ? t_out < 64 || c.k != 3 : t_out < 128)  // no Winograd (core/kernels.cpp): conv1d goes here
       for (int64_t i = 0; i < y16.numel(); ++i) ASSERT_EQ(via_conv1d[i], y16[i]) << "conv1d did not take the bf16 path";
   }
   Tensor x({7, 10}), y;
   const std::vector<float> wd(16 * 7 * 3, 0.1f);
-  EXPECT_THROW(conv1d_bf16(x, TensorView{wd.data(), {16, 7, 3}}, nullptr, 1, y), Error) << "odd input channels";
+  EXPECT_THROW(conv1d_bf16(x, TensorView{wd.data(), {16, 7, 3}}, nullptr, 1, 1, y), Error) << "odd input channels";
 }
 
 // The decoder half's 1024-wide convolutions from 64 columns on: conv1d takes Winograd F(5, 3) in bf16 (2.0-2.5x
@@ -275,7 +278,7 @@ TEST(Bf16, WideConvolutionsTakeWinogradWithinBf16ToleranceOfFp32) {
     conv1d_direct(x, w, &b, 1, 1, y32);
     set_precision(Precision::bf16);
     conv1d(x, w, &b, 1, 1, 1, y16);
-    conv1d_bf16(x, w, &b, 1, direct16);
+    conv1d_bf16(x, w, &b, 1, 1, direct16);
     conv1d_winograd(x, w, &b, 1, 1, *winograd_for_kernel(3), via_winograd);
     set_precision(Precision::fp32);
     SCOPED_TRACE(std::to_string(c.in) + " -> " + std::to_string(c.out) + ", T " + std::to_string(c.T));
@@ -478,12 +481,25 @@ TEST(Bf16, LongInputsGiveTheSameColumnsAsShortOnesAroundThem) {
     const Tensor x = Tensor::from(xv.data(), {ci, T}), part = columns(x, a, b);
     const TensorView w{wv.data(), {co, ci, k}}, bias{bv.data(), {co}};
     Tensor y, yp;
-    conv1d_bf16(x, w, &bias, 1, y);
-    conv1d_bf16(part, w, &bias, 1, yp);
+    conv1d_bf16(x, w, &bias, 1, 1, y);
+    conv1d_bf16(part, w, &bias, 1, 1, yp);
     int64_t differ = 0;
     for (int64_t o = 0; o < co; ++o)
       for (int64_t t = a + margin; t < b - margin; ++t) differ += y[o * T + t] != yp[o * (b - a) + t - a];
     EXPECT_EQ(differ, 0) << "conv1d_bf16";
+  }
+  {  // direct, dilated (copied im2col rows): 48 -> 32 channels, kernel 3, dilation 5
+    const int64_t ci = 48, co = 32, k = 3, d = 5;
+    const auto xv = randn(ci * T, 47), wv = randn(co * ci * k, 48, 0.1f), bv = randn(co, 49);
+    const Tensor x = Tensor::from(xv.data(), {ci, T}), part = columns(x, a, b);
+    const TensorView w{wv.data(), {co, ci, k}}, bias{bv.data(), {co}};
+    Tensor y, yp;
+    conv1d_bf16(x, w, &bias, d, d, y);
+    conv1d_bf16(part, w, &bias, d, d, yp);
+    int64_t differ = 0;
+    for (int64_t o = 0; o < co; ++o)
+      for (int64_t t = a + margin; t < b - margin; ++t) differ += y[o * T + t] != yp[o * (b - a) + t - a];
+    EXPECT_EQ(differ, 0) << "conv1d_bf16, dilated";
   }
   {  // transposed: 64 -> 32 channels, stride 6, kernel 12 (the last upsampling layer's shape, narrower)
     const int64_t ci = 64, co = 32, k = 12, stride = 6, pad = 3;
