@@ -378,7 +378,7 @@ TEST(StreamEngine, BargeInSilencesTheDeviceWhileTheVocoderIsStillComputing) {
   so.first_chunk_frames = 4;
   so.max_chunk_frames = 4;
   so.preroll.enabled = false;  // the subject is barge-in: the queued chunks must play, not wait for a stuck vocoder
-  int chunks = 0;
+  std::atomic<int> chunks{0};
   so.before_chunk = [&] {
     if (++chunks == 4) gate.pass();  // the vocoder gets stuck in its 4th chunk
   };
@@ -388,7 +388,9 @@ TEST(StreamEngine, BargeInSilencesTheDeviceWhileTheVocoderIsStillComputing) {
   log.attach(eng);
   eng.say("Somewhere far beyond the hills, a very long sentence keeps going and going without any end in sight.");
   gate.wait_for_waiter();  // three chunks of audio are queued, the vocoder is stuck
-  // Play until sound comes out.
+  // Wait until the output thread has handed them to the device (on a loaded machine it may not have yet: the
+  // 200 periods below take microseconds, and failed once under ctest -j2), then play until sound comes out.
+  while (eng.stats().samples_to_sink < eng.stats().samples_vocoded) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   constexpr std::size_t kPeriod = 256;
   bool heard = false;
   for (int i = 0; i < 200 && !heard; ++i) heard = any_sound(sink.render(kPeriod));
