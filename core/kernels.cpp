@@ -290,8 +290,10 @@ void conv1d_bf16(const Tensor& x, const TensorView& w, const TensorView* bias, i
   thread_local std::vector<bf16_t> xt, im2col;
   thread_local RowMatrix xt_f32, yt;
   const int64_t pairs = K / 2, panels = out / 16;
-  for (int64_t t0 = 0; t0 < t_out; t0 += kBf16ConvColumns) {
-    const int64_t n = std::min(kBf16ConvColumns, t_out - t0);
+  // Dilated, the copied im2col rows are kept too: at most ~1 M values (2 MB) per thread, in shorter chunks.
+  const int64_t chunk = d > 1 ? std::clamp<int64_t>((int64_t{1} << 20) / K, 16, kBf16ConvColumns) : kBf16ConvColumns;
+  for (int64_t t0 = 0; t0 < t_out; t0 += chunk) {
+    const int64_t n = std::min(chunk, t_out - t0);
     // Rows [t0, t0 + n + d(k - 1)) of x^T with `padding` zero rows above and below, in bf16.
     const int64_t rows = n + d * (k - 1);
     const int64_t lo = std::clamp<int64_t>(padding - t0, 0, rows), hi = std::clamp<int64_t>(padding + T - t0, lo, rows);

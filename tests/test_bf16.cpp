@@ -488,8 +488,8 @@ TEST(Bf16, LongInputsGiveTheSameColumnsAsShortOnesAroundThem) {
       for (int64_t t = a + margin; t < b - margin; ++t) differ += y[o * T + t] != yp[o * (b - a) + t - a];
     EXPECT_EQ(differ, 0) << "conv1d_bf16";
   }
-  {  // direct, dilated (copied im2col rows): 48 -> 32 channels, kernel 3, dilation 5
-    const int64_t ci = 48, co = 32, k = 3, d = 5;
+  {  // direct, dilated (copied im2col rows, in chunks of (1 << 20) / (k ci) = 873 columns): 400 -> 32, k 3, dilation 5
+    const int64_t ci = 400, co = 32, k = 3, d = 5;
     const auto xv = randn(ci * T, 47), wv = randn(co * ci * k, 48, 0.1f), bv = randn(co, 49);
     const Tensor x = Tensor::from(xv.data(), {ci, T}), part = columns(x, a, b);
     const TensorView w{wv.data(), {co, ci, k}}, bias{bv.data(), {co}};
