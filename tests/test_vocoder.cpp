@@ -12,7 +12,10 @@
 
 #include "core/error.h"
 #include "core/model_file.h"
+#include "tests/random_values.h"
 #include "tests/test_util.h"
+#include "core/parallel.h"
+#include "vocoder/adain.h"
 #include "vocoder/noise.h"
 #include "vocoder/snake_resblock.h"
 #include "vocoder/source.h"
@@ -200,6 +203,41 @@ std::shared_ptr<const ModelFile> source_only_model(const test::TempDir& dir) {
   w.add("decoder.generator.m_source.l_linear.bias", {1}, lb);
   w.write(dir.file("source.kokoro"));
   return ModelFile::open(dir.file("source.kokoro"));
+}
+
+// AdaIN1d::affine projects the style in two halves of rows on the pool (every segment's begin runs it for each
+// AdaIN of the decoder and generator): the same bits as one product over all rows on one thread, which is what
+// it computed before, for the decoder's and generator's widths (2C = 2180, 2048, 1028, 512).
+TEST(AdaIN, StyleProjectionSplitIsTheSameAsOneProduct) {
+  test::TempDir dir;
+  ModelWriter w(nlohmann::json::object());
+  const std::vector<int64_t> widths{1090, 1024, 514, 256};
+  std::vector<std::vector<float>> weights, biases;
+  for (size_t i = 0; i < widths.size(); ++i) {
+    weights.push_back(test::randn(static_cast<size_t>(2 * widths[i] * 128), 60 + i, 0.1f));
+    biases.push_back(test::randn(static_cast<size_t>(2 * widths[i]), 70 + i));
+    const std::string name = "adain" + std::to_string(i);
+    w.add(name + ".fc.weight", {2 * widths[i], 128}, weights.back().data());
+    w.add(name + ".fc.bias", {2 * widths[i]}, biases.back().data());
+  }
+  w.write(dir.file("adain.kokoro"));
+  const auto model = ModelFile::open(dir.file("adain.kokoro"));
+  const auto style = test::randn(128, 80);
+  const int saved = num_threads();
+  set_num_threads(2);
+  for (size_t i = 0; i < widths.size(); ++i) {
+    const int64_t C = widths[i];
+    const AdaIN1d layer(*model, "adain" + std::to_string(i), C, 128);
+    const AdaINAffine a = layer.affine(style.data());
+    using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    const Eigen::VectorXf h = Eigen::Map<const RowMatrix>(weights[i].data(), 2 * C, 128) *
+                                  Eigen::Map<const Eigen::VectorXf>(style.data(), 128) +
+                              Eigen::Map<const Eigen::VectorXf>(biases[i].data(), 2 * C);
+    int64_t differ = 0;
+    for (int64_t c = 0; c < C; ++c) differ += (a.gamma[c] != h[c]) + (a.beta[c] != h[C + c]);
+    EXPECT_EQ(differ, 0) << "2C = " << 2 * C;
+  }
+  set_num_threads(saved);
 }
 
 // A NoiseSource with fixed initial phases and TestNoise's additive noise.
