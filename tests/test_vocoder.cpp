@@ -12,9 +12,9 @@
 
 #include "core/error.h"
 #include "core/model_file.h"
+#include "core/parallel.h"
 #include "tests/random_values.h"
 #include "tests/test_util.h"
-#include "core/parallel.h"
 #include "vocoder/adain.h"
 #include "vocoder/noise.h"
 #include "vocoder/snake_resblock.h"

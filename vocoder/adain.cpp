@@ -40,8 +40,9 @@ AdaINAffine AdaIN1d::affine(const float* style) const {
   const int64_t C = channels_, rows = 2 * C;
   // Rows in two halves on the pool when there are many: each segment's begin projects the style through every
   // AdaIN of the decoder and generator (~19 MB of fc weights, read from memory) on its first audio's path.
-  // Eigen gives a row the same dot product in any block of 3 rows or more, so the halves (multiples of 16
-  // rows) are the same bits as one product (test AdaIN.StyleProjectionSplitIsTheSameAsOneProduct).
+  // Eigen gives a row the same dot product in any block of 3 rows or more (a single row takes its dot-product
+  // path), so the halves (512 rows or more each) are the same bits as one product (test
+  // AdaIN.StyleProjectionSplitIsTheSameAsOneProduct).
   const auto W = fc_w_.matrix();
   const ConstVectorMap s(style, fc_w_.dim(1));
   Eigen::VectorXf h(rows);
