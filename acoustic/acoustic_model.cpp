@@ -31,7 +31,7 @@ AcousticModel::AcousticModel(std::shared_ptr<const ModelFile> model)
 namespace {
 
 // bf16 (core/precision.h) reaches the acoustic model only when asked for everywhere (bf16-all, int8); int8 is
-// seen by ALBERT only, the other kernels treat it as bf16.
+// seen by ALBERT and the LSTMs (core/lstm.h), the other kernels treat it as bf16.
 Precision acoustic_kernel_precision() {
   const Precision p = precision();
   return p == Precision::int8 ? Precision::int8 : p == Precision::bf16_all ? Precision::bf16 : Precision::fp32;

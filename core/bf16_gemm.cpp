@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/parallel.h"
 #include "core/precision.h"
 #if defined(__AVX512BF16__) && defined(__AVX512F__)
 #include <immintrin.h>
@@ -112,6 +113,21 @@ void pack_bt_bf16(const float* w, int64_t ldw, int64_t K, int64_t N, bf16_t* out
     bf16_t* panel = out + (n / 16) * pairs * 32 + (n % 16) * 2;
     for (int64_t kp = 0; kp < pairs; ++kp) std::memcpy(panel + kp * 32, row.data() + 2 * kp, 4);
   }
+}
+
+std::shared_ptr<const std::vector<bf16_t>> pack_bt_bf16_parallel(
+    const float* w, int64_t ldw, int64_t K, int64_t N,
+    const std::function<void(int64_t n, float* dst)>& row) {
+  auto p = std::make_shared<std::vector<bf16_t>>(static_cast<size_t>(packed_b_bf16_size(K, N)));
+  const int64_t pairs = (K + 1) / 2;
+  parallel_ranges(N / 16, 1, 4 * num_threads(), [&](int64_t p0, int64_t p1) {
+    bf16_t* dst = p->data() + p0 * pairs * 32;
+    if (!row) return pack_bt_bf16(w + p0 * 16 * ldw, ldw, K, 16 * (p1 - p0), dst);
+    std::vector<float> rows(static_cast<size_t>(16 * (p1 - p0) * K));
+    for (int64_t n = 16 * p0; n < 16 * p1; ++n) row(n, rows.data() + (n - 16 * p0) * K);
+    pack_bt_bf16(rows.data(), K, K, 16 * (p1 - p0), dst);
+  });
+  return p;
 }
 
 void gemm_bf16(const bf16_t* a, int64_t lda, int64_t M, int64_t K, const bf16_t* b_packed, int64_t N, float* c,

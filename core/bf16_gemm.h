@@ -13,6 +13,9 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <memory>
+#include <vector>
 
 namespace kokoro {
 
@@ -35,6 +38,12 @@ void pack_b_bf16(const float* b, int64_t ldb, int64_t K, int64_t N, bf16_t* out)
 
 // The same packing of B = W^T for a weight W [N, K] with rows ldw apart (torch.nn.Linear's layout).
 void pack_bt_bf16(const float* w, int64_t ldw, int64_t K, int64_t N, bf16_t* out);
+// The same into a new buffer, panels of 16 rows in parallel (core/parallel.h): a model's weights are prepared
+// on its first sentence, on the way to first audio. `row` (optional) writes row n of W into dst[K] instead of
+// reading w (used to reorder a convolution's taps on the fly).
+std::shared_ptr<const std::vector<bf16_t>> pack_bt_bf16_parallel(
+    const float* w, int64_t ldw, int64_t K, int64_t N,
+    const std::function<void(int64_t n, float* dst)>& row = nullptr);
 
 // C = A * B (overwrites C, rows ldc apart). Single-threaded: callers parallelise over blocks of rows.
 void gemm_bf16(const bf16_t* a, int64_t lda, int64_t M, int64_t K, const bf16_t* b_packed, int64_t N, float* c,

@@ -34,30 +34,9 @@ void add_bias_columns(Tensor& y, const TensorView* bias) {
 
 constexpr int64_t kWinogradMinColumns = 128;
 
-float sigmoid(float v) { return 1.0f / (1.0f + std::exp(-v)); }
-
 }  // namespace
 
 
-namespace {
-// W [N, K] (rows ldw apart) packed as B = W^T for gemm_bf16, panels of 16 rows in parallel: a model's weights
-// are prepared on its first sentence, on the way to first audio. `row` (optional) writes row n of W into
-// dst[K] instead of reading w (used to reorder a convolution's taps on the fly).
-std::shared_ptr<const std::vector<bf16_t>> pack_bt_bf16_parallel(
-    const float* w, int64_t ldw, int64_t K, int64_t N,
-    const std::function<void(int64_t n, float* dst)>& row = nullptr) {
-  auto p = std::make_shared<std::vector<bf16_t>>(static_cast<size_t>(packed_b_bf16_size(K, N)));
-  const int64_t pairs = (K + 1) / 2;
-  parallel_ranges(N / 16, 1, 4 * num_threads(), [&](int64_t p0, int64_t p1) {
-    bf16_t* dst = p->data() + p0 * pairs * 32;
-    if (!row) return pack_bt_bf16(w + p0 * 16 * ldw, ldw, K, 16 * (p1 - p0), dst);
-    std::vector<float> rows(static_cast<size_t>(16 * (p1 - p0) * K));
-    for (int64_t n = 16 * p0; n < 16 * p1; ++n) row(n, rows.data() + (n - 16 * p0) * K);
-    pack_bt_bf16(rows.data(), K, K, 16 * (p1 - p0), dst);
-  });
-  return p;
-}
-}  // namespace
 
 void linear_columns(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y) {
   if (w.dim(1) != x.dim(0)) throw Error("linear: weight " + shape_to_string(w.shape) + " vs input " + shape_to_string(x.shape()));
@@ -118,9 +97,8 @@ void linear_rows_eigen(const Tensor& x, const TensorView& w, const TensorView* b
 
 namespace {
 thread_local bool t_linear_rows_baseline = false;
+}  // namespace
 
-// W^T [in, out] of a Linear weight W [out, in], transposed once per model (core/weight_cache.h; per call for
-// weights outside a model): the layout oneDNN's matmul reads fastest.
 Prepared<float> transposed_weight(const TensorView& w) {
   const int64_t out = w.dim(0), in = w.dim(1);
   auto transpose = [&] {
@@ -130,7 +108,6 @@ Prepared<float> transposed_weight(const TensorView& w) {
   };
   return cached_weights_as<float>(w.data, "linear-f32-transposed " + shape_to_string(w.shape), transpose);
 }
-}  // namespace
 
 ScopedLinearRowsBaseline::ScopedLinearRowsBaseline() : saved_(t_linear_rows_baseline) { t_linear_rows_baseline = true; }
 ScopedLinearRowsBaseline::~ScopedLinearRowsBaseline() { t_linear_rows_baseline = saved_; }
@@ -562,109 +539,6 @@ void copy_tensor(const Tensor& src, Tensor& dst) {
   parallel_ranges(src.numel(), 4096, elementwise_parts(src.numel()), [&](int64_t i0, int64_t i1) {
     std::copy(a + i0, a + i1, b + i0);
   });
-}
-
-void bilstm(const Tensor& x, const LstmWeights& fwd, const LstmWeights& bwd, Tensor& y,
-            const std::vector<int64_t>* repeats) {
-  const int64_t rows = x.dim(0), H = fwd.w_hh.dim(1);
-  for (const LstmWeights* w : {&fwd, &bwd})
-    if (w->w_ih.dim(1) != x.dim(1) || w->w_hh.dim(0) != 4 * H || w->w_hh.dim(1) != H)
-      throw Error("lstm: weight " + shape_to_string(w->w_ih.shape) + " vs input " + shape_to_string(x.shape()));
-  // The row of x each step reads: x's rows in order, or each repeats[r] times. A repeated row's projection
-  // is computed once (each row of a product is computed alone, so the values are those of the repeated input).
-  std::vector<int64_t> row_of_step;
-  if (repeats) {
-    if (static_cast<int64_t>(repeats->size()) != rows) throw Error("lstm: repeats do not match the input's rows");
-    for (int64_t r = 0; r < rows; ++r) {
-      if ((*repeats)[r] < 0) throw Error("lstm: a negative repeat count");
-      row_of_step.insert(row_of_step.end(), static_cast<size_t>((*repeats)[r]), r);
-    }
-  }
-  const int64_t T = repeats ? static_cast<int64_t>(row_of_step.size()) : rows;
-  y.resize({T, 2 * H});
-  if (T == 0) return;
-  // The two directions are independent: one task each. Per direction, the input projections of all steps
-  // are one GEMM (fp32 on oneDNN, W_ih^T prepared once per model); each step is then a [4H, H] matrix-vector
-  // product and the gates, vectorised.
-  // In bf16 the input projections are linear_rows in bf16 (before the directions split: each is parallel
-  // itself), and the recurrence's W_hh^T is packed to bf16 once per model: 512 KB per direction stays in a
-  // core's L2, where the fp32 matrix (1 MB) is re-read from L3 at every step; the steps are the text side's
-  // critical path.
-  const bool bf16 = kernel_precision() != Precision::fp32 && (4 * H) % 16 == 0 && H % 2 == 0 && x.dim(1) % 2 == 0;
-  Prepared<float> wih_t[2];
-  Tensor projected[2];
-  if (bf16) {
-    linear_rows(x, fwd.w_ih, nullptr, projected[0]);
-    linear_rows(x, bwd.w_ih, nullptr, projected[1]);
-  } else {
-    wih_t[0] = transposed_weight(fwd.w_ih);
-    wih_t[1] = transposed_weight(bwd.w_ih);
-  }
-  Prepared<bf16_t> whh_bf16[2];
-  if (bf16)
-    for (int dir = 0; dir < 2; ++dir) {
-      const TensorView& whh = (dir == 0 ? fwd : bwd).w_hh;
-      auto pack = [&] { return pack_bt_bf16_parallel(whh.data, H, H, 4 * H); };
-      whh_bf16[dir] = cached_weights_as<bf16_t>(whh.data, "lstm-whh-bf16 " + shape_to_string(whh.shape), pack);
-    }
-  const int64_t in = x.dim(1);
-  parallel_for(2, [&](int64_t dir) {
-    const LstmWeights& w = dir == 0 ? fwd : bwd;
-    // The input projections of every step: in bf16 computed above, in fp32 here (one GEMM per direction).
-    Tensor own;
-    if (!bf16) {
-      own.resize({rows, 4 * H});
-      onednn_matmul_f32(x.data(), rows, in, wih_t[dir].data, 4 * H, nullptr, 4 * H, own.data(), 4 * H);
-    }
-    auto G = (bf16 ? projected[dir] : own).matrix();
-    G.rowwise() += (w.b_ih.vector() + w.b_hh.vector()).transpose();
-    Eigen::VectorXf h = Eigen::VectorXf::Zero(H), g(4 * H);
-    Eigen::ArrayXf c = Eigen::ArrayXf::Zero(H);
-    std::vector<bf16_t> hb(whh_bf16[dir] ? static_cast<size_t>(H) : 0);
-    const auto Whh = w.w_hh.matrix();
-    for (int64_t s = 0; s < T; ++s) {
-      const int64_t t = dir == 0 ? s : T - 1 - s;
-      if (whh_bf16[dir]) {
-        to_bf16(h.data(), hb.data(), H);
-        gemm_bf16(hb.data(), H, 1, H, whh_bf16[dir].data, 4 * H, g.data(), 4 * H);
-      } else {
-        g.noalias() = Whh * h;
-      }
-      g += G.row(repeats ? row_of_step[static_cast<size_t>(t)] : t).transpose();
-      auto a = g.array();
-      const Eigen::ArrayXf i = (1.0f + (-a.segment(0, H)).exp()).inverse();
-      const Eigen::ArrayXf f = (1.0f + (-a.segment(H, H)).exp()).inverse();
-      const Eigen::ArrayXf o = (1.0f + (-a.segment(3 * H, H)).exp()).inverse();
-      c = f * c + i * a.segment(2 * H, H).tanh();
-      h = (o * c.tanh()).matrix();
-      std::copy(h.data(), h.data() + H, y.data() + t * 2 * H + dir * H);
-    }
-  });
-}
-
-void bilstm_baseline(const Tensor& x, const LstmWeights& fwd, const LstmWeights& bwd, Tensor& y) {
-  const int64_t T = x.dim(0), H = fwd.w_hh.dim(1);
-  y.resize({T, 2 * H});
-  for (int dir = 0; dir < 2; ++dir) {
-    const LstmWeights& w = dir == 0 ? fwd : bwd;
-    if (w.w_ih.dim(1) != x.dim(1)) throw Error("lstm: weight " + shape_to_string(w.w_ih.shape) + " vs input " + shape_to_string(x.shape()));
-    // Input projections for all steps at once: G [T, 4H]; only the recurrence is per step.
-    RowMatrix G = x.matrix() * w.w_ih.matrix().transpose();
-    G.rowwise() += (w.b_ih.vector() + w.b_hh.vector()).transpose();
-    Eigen::VectorXf h = Eigen::VectorXf::Zero(H), c = Eigen::VectorXf::Zero(H), g(4 * H);
-    const auto Whh = w.w_hh.matrix();
-    for (int64_t s = 0; s < T; ++s) {
-      const int64_t t = dir == 0 ? s : T - 1 - s;
-      g.noalias() = Whh * h;
-      g += G.row(t).transpose();
-      for (int64_t u = 0; u < H; ++u) {
-        const float i = sigmoid(g[u]), f = sigmoid(g[H + u]), gg = std::tanh(g[2 * H + u]), o = sigmoid(g[3 * H + u]);
-        c[u] = f * c[u] + i * gg;
-        h[u] = o * std::tanh(c[u]);
-      }
-      std::copy(h.data(), h.data() + H, y.data() + t * 2 * H + dir * H);
-    }
-  }
 }
 
 }  // namespace kokoro

@@ -4,7 +4,9 @@
 #pragma once
 #include <vector>
 
+#include "core/lstm.h"  // bilstm, declared here before it had a file of its own
 #include "core/tensor.h"
+#include "core/weight_cache.h"
 
 namespace kokoro {
 
@@ -13,6 +15,9 @@ void linear_columns(const Tensor& x, const TensorView& w, const TensorView* bias
 // y[T, out] = x[T, in] W[out, in]^T + b[out]  (torch.nn.Linear on rows, as in ALBERT)
 // fp32 runs on oneDNN's run-time-dispatched matmul (core/onednn_matmul.h), bf16 on core/bf16_gemm.h.
 void linear_rows(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y);
+// W^T [in, out] of a Linear weight W [out, in], transposed once per model (core/weight_cache.h; per call for
+// weights outside a model): the layout oneDNN's matmul reads fastest (linear_rows and bilstm in fp32).
+Prepared<float> transposed_weight(const TensorView& w);
 // The Eigen implementation linear_rows had first, kept as the baseline for benchmarks and tests.
 void linear_rows_eigen(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y);
 // While one exists, linear_rows on this thread runs linear_rows_eigen in fp32 (kokoro-bench times the text
@@ -77,20 +82,5 @@ void leaky_relu(Tensor& x, float slope);
 void add_in_place(Tensor& y, const Tensor& x, float divide_by = 1.0f);
 // dst = src (dst resized), in parallel on large tensors.
 void copy_tensor(const Tensor& src, Tensor& dst);
-
-// Bidirectional single-layer LSTM over the true length of x [T, in] (no padding, as pack_padded_sequence
-// with the full length): returns y [T, 2H] = [forward | backward]. Weights in torch layout/gate order
-// (i, f, g, o): w_ih [4H, in], w_hh [4H, H], biases [4H]; `reverse` ones for the backward direction.
-struct LstmWeights {
-  TensorView w_ih, w_hh, b_ih, b_hh;
-};
-// The directions run in parallel (core/parallel.h); gates are vectorised (Eigen's exp/tanh).
-// repeats (optional, one count >= 0 per row of x): the steps read x's row r repeats[r] times in a row, as
-// over x repeated by durations (an alignment), y having sum(repeats) rows; the input projections are then
-// computed per row of x, not per step (the prosody predictor's shared LSTM over frames: ~2x fewer).
-void bilstm(const Tensor& x, const LstmWeights& fwd, const LstmWeights& bwd, Tensor& y,
-            const std::vector<int64_t>* repeats = nullptr);
-// The first implementation (directions in turn, scalar gates), kept for benchmarks and tests.
-void bilstm_baseline(const Tensor& x, const LstmWeights& fwd, const LstmWeights& bwd, Tensor& y);
 
 }  // namespace kokoro

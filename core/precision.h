@@ -17,7 +17,9 @@ namespace kokoro {
 // int8:     bf16_all, and ALBERT's linear layers in 8-bit integers (core/int8_gemm.h, AVX512-VNNI: twice
 //           bf16's rate, ALBERT ~1.6x faster): the largest piece of a long sentence's first audio. Coarser
 //           than bf16 (8 bits relative to a row's range, not to each value), so durations move by a frame
-//           ~5x as often as in bf16_all (docs/benchmarks.md). Kernels other than ALBERT's treat it as bf16.
+//           ~5x as often as in bf16_all (docs/benchmarks.md). The acoustic model's LSTMs too (their input
+//           projections and recurrent products, core/lstm.h: ~25 ms of a 63-word sentence's ~150); the
+//           other kernels treat it as bf16.
 enum class Precision { fp32, bf16, bf16_all, int8 };
 
 // True when this binary was compiled with AVX512-BF16 and the CPU reports it.

@@ -170,6 +170,33 @@ TEST_P(AcousticGolden, AlbertInInt8WithinItsToleranceOfTheReference) {
   EXPECT_GT(c8.worst(), c16.worst()) << g.name() << ": int8 as close to the reference as bf16: did it run?";
 }
 
+// int8 also runs the LSTMs in 8 bits (core/lstm.h): the text encoder's and the DurationEncoder's outputs on
+// the reference's inputs against the reference's, at 8-bit tolerance, and farther from it than bf16 (the int8
+// path ran). The DurationEncoder is three LSTMs deep, each feeding the next.
+TEST_P(AcousticGolden, LstmsInInt8WithinTheirToleranceOfTheReference) {
+  if (!int8_precision_supported()) GTEST_SKIP() << "this CPU has no AVX512-VNNI with BF16: the int8 LSTMs cannot be checked here";
+  const Fixture& f = fixture();
+  const Golden g(GetParam());
+  const std::vector<int64_t> ids = g.ints("input_ids");
+  const Tensor ref_s = g.tensor("ref_s");
+  const float* prosody_style = ref_s.data() + 128;
+  for (const char* name : {"t_en", "d"}) {
+    if (std::string(name) == "d" && !g.whole("d_en")) continue;
+    Tensor out[2];
+    const Precision precisions[2] = {Precision::bf16, Precision::int8};
+    for (int i = 0; i < 2; ++i) {
+      const ScopedKernelPrecision scope(precisions[i]);
+      if (std::string(name) == "t_en") f.text->forward(ids, out[i]);
+      else f.predictor->encode(g.tensor("d_en"), prosody_style, out[i]);
+    }
+    const Comparison c8 = compare(g, name, out[1]), c16 = compare(g, name, out[0]);
+    print_comparison(g.name(), std::string(name) + " (int8)", c8);
+    print_comparison(g.name(), std::string(name) + " (bf16)", c16);
+    EXPECT_LE(c8.worst(), 5e-2) << g.name() << " " << name;
+    EXPECT_GT(c8.worst(), c16.worst()) << g.name() << " " << name << ": int8 as close to the reference as bf16: did it run?";
+  }
+}
+
 // The same ids give the same bits on any thread, wherever its buffers happen to lie: each new thread has new
 // per-thread buffers at new heap addresses (a few odd-sized blocks are allocated first to move them). The
 // attention's scores were once in a 16-byte aligned buffer, and Eigen's row sums, which peel scalars up to
