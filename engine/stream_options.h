@@ -63,11 +63,12 @@ struct StreamOptions {
   // the first slice until it can; deterministic (the segment's length only), as the early start itself.
   double early_frames_share = 0.03;
   int64_t early_frames_for(int64_t segment_frames) const;
-  // The early start's first slice (audio frames; at most first_chunk_frames): 2 frames take ~10 ms off a long
-  // sentence's first audio against 4 (docs/benchmarks.md, "The early start"). The next slices double (4, 8, ...
-  // frames), each computed while the audio before it plays; the pre-roll holds playback where a slower machine
-  // could not follow.
-  int early_first_frames = 2;
+  // The early start's first slice (audio frames; at most first_chunk_frames): 2 frames took ~10 ms off a long
+  // sentence's first audio against 4 (docs/benchmarks.md, "The early start"), 1 another ~4 ms against 2 (its
+  // push of 15 aligned frames already completes 1015 samples, 42 ms of audio, while the next 1-frame push takes
+  // ~10 ms). The next slices double (2, 4, ... frames), each computed while the audio before it plays; the
+  // pre-roll holds playback where a slower machine could not follow.
+  int early_first_frames = 1;
   int early_crossfade_frames = 1;
   // slice mode: an utterance's first sentence is a segment of its own (Frontend::segment's
   // first_sentence_alone), so that its first audio waits for that sentence's acoustic model and decoder half,
