@@ -36,8 +36,6 @@ constexpr int64_t kWinogradMinColumns = 128;
 
 }  // namespace
 
-
-
 void linear_columns(const Tensor& x, const TensorView& w, const TensorView* bias, Tensor& y) {
   if (w.dim(1) != x.dim(0)) throw Error("linear: weight " + shape_to_string(w.shape) + " vs input " + shape_to_string(x.shape()));
   const int64_t out = w.dim(0), T = x.dim(1);
