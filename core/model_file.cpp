@@ -253,8 +253,27 @@ void ModelFile::release_resident_pages() const {
     return e && *e && *e != '0';
   }();
   if (!base_ || keep) return;
-  madvise(const_cast<uint8_t*>(base_), size_, MADV_DONTNEED);
+  PageRuns mapped = mapped_page_runs(base_, size_);  // read before the lock: ~1 ms
+  {
+    std::lock_guard<std::mutex> lock(released_mutex_);
+    madvise(const_cast<uint8_t*>(base_), size_, MADV_DONTNEED);
+    merge_page_runs(released_, mapped);
+  }
   release_prepared_store_pages(base_);
+}
+
+size_t ModelFile::restore_released_pages() const {
+  static const bool off = [] {
+    const char* e = std::getenv("KOKORO_RESTORE_WEIGHT_PAGES");
+    return e && std::string(e) == "0";
+  }();
+  if (!base_ || off) return 0;
+  PageRuns runs;
+  {
+    std::lock_guard<std::mutex> lock(released_mutex_);
+    runs.swap(released_);
+  }
+  return map_page_runs_back(base_, runs) + restore_prepared_store_pages(base_);
 }
 
 ModelFile::~ModelFile() {

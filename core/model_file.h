@@ -17,9 +17,11 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include "core/page_residency.h"
 #include "core/tensor.h"
 
 namespace kokoro {
@@ -69,7 +71,14 @@ class ModelFile {
   // otherwise stay resident through the generator, where the memory peak is. The same for the pages of the
   // prepared-weights store file (release_prepared_store_pages). KOKORO_KEEP_WEIGHT_PAGES=1
   // keeps them (to measure what releasing saves). Not for real-time threads (a system call).
+  // It remembers which pages were mapped (core/page_residency.h), for restore_released_pages.
   void release_resident_pages() const;
+  // Maps back the pages (of the file and of the store) that the last release dropped, if none has since
+  // been restored: what the next segment reads then costs no page faults on its way to first audio. For a
+  // thread that would otherwise wait (the engine's vocoder worker at a pause in streamed text). Returns
+  // the bytes mapped back. Not for real-time threads (system calls; ~3-12 ms for 30-390 MB).
+  // KOKORO_RESTORE_WEIGHT_PAGES=0 turns it off (to measure what it saves).
+  size_t restore_released_pages() const;
   ~ModelFile();
   ModelFile(const ModelFile&) = delete;
   ModelFile& operator=(const ModelFile&) = delete;
@@ -100,6 +109,8 @@ class ModelFile {
   nlohmann::json config_;
   std::vector<TensorInfo> tensors_;
   std::map<std::string, size_t> index_;
+  mutable std::mutex released_mutex_;
+  mutable PageRuns released_;  // the file's pages mapped before the last release, until restored
 };
 
 // Collects named float32 tensors and writes them as a model file.

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/heap.h"
+#include "core/page_residency.h"
 #include "core/verified_files.h"
 
 namespace kokoro {
@@ -51,6 +52,8 @@ struct Region {
   std::shared_ptr<const Store> store;      // the store file as found at registration (may be null)
   size_t made = 0;                         // entries prepared here, not read from the store
   size_t store_checked = 0;                // entries of `store` whose hash this process has checked
+  std::shared_ptr<const Store> released_store;  // the store whose pages the last release dropped ...
+  PageRuns released_runs;                       // ... and those that were mapped before it, until restored
 };
 
 // Store file layout (little-endian, all offsets from the file's start):
@@ -200,7 +203,7 @@ void register_weight_region(const void* begin, size_t bytes, std::vector<WeightE
   Cache& c = cache();
   std::lock_guard<std::mutex> lock(c.mutex);
   c.regions.push_back(Region{static_cast<const char*>(begin), bytes, {}, std::move(file_tensors),
-                             std::move(store_path), std::move(store), 0});
+                             std::move(store_path), std::move(store), 0, 0, nullptr, {}});
 }
 
 namespace {
@@ -417,7 +420,28 @@ void release_prepared_store_pages(const void* region_begin) {
     std::lock_guard<std::mutex> lock(cache().mutex);
     if (Region* r = region_of(cache(), region_begin)) store = r->store;
   }
-  if (store && store->base) madvise(const_cast<char*>(store->base), store->size, MADV_DONTNEED);
+  if (!store || !store->base) return;
+  PageRuns mapped = mapped_page_runs(store->base, store->size);  // outside the cache's lock: ~1-3 ms
+  madvise(const_cast<char*>(store->base), store->size, MADV_DONTNEED);
+  std::lock_guard<std::mutex> lock(cache().mutex);
+  if (Region* r = region_of(cache(), region_begin)) {
+    if (r->released_store != store) r->released_runs.clear();  // a store adopted since: its pages only
+    r->released_store = store;
+    merge_page_runs(r->released_runs, mapped);
+  }
+}
+
+size_t restore_prepared_store_pages(const void* region_begin) {
+  std::shared_ptr<const Store> store;
+  PageRuns runs;
+  {
+    std::lock_guard<std::mutex> lock(cache().mutex);
+    Region* r = region_of(cache(), region_begin);
+    if (!r || !r->released_store) return 0;
+    store = std::move(r->released_store);
+    runs.swap(r->released_runs);
+  }
+  return map_page_runs_back(store->base, runs);
 }
 
 PreparedBytes cached_weights(const void* data, const std::string& kind, const std::function<PreparedBytes()>& make) {

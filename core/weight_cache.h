@@ -92,7 +92,11 @@ Prepared<T> cached_weights_as(const void* data, const std::string& kind,
 // at the next read). Prepared forms read from the store are file pages: without this, the decoder's (~60 MB in
 // bf16-all) stay resident through the generator, where the memory peak is, and everything stays resident
 // while the engine is idle. ModelFile::release_resident_pages calls it. Not for real-time threads.
+// It remembers which pages were mapped (core/page_residency.h) for restore_prepared_store_pages.
 void release_prepared_store_pages(const void* region_begin);
+// Maps back the store pages the last release dropped (once; ModelFile::restore_released_pages calls it).
+// Returns the bytes mapped back. Not for real-time threads.
+size_t restore_prepared_store_pages(const void* region_begin);
 
 // Keeps a store directory from growing without bound. Every re-converted or replaced model file, and every
 // kernel family, gets a store file of its own (~200-400 MB), and nothing else ever deletes the old ones: a

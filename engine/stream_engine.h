@@ -253,6 +253,7 @@ class StreamEngine {
   void fail_utterance(uint64_t utterance, const std::string& error);
   void finish_utterance(uint64_t utterance, bool interrupted);
   void report_stale();
+  void restore_released_pages();  // vocoder worker, at a pause in streamed text
   void return_idle_memory();  // vocoder worker, when an utterance is done and nothing followed it for a while
   // Whether this session may give the weights' pages back now: not while another session computes with them.
   bool may_release_pages() const;

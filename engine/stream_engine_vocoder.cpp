@@ -59,6 +59,7 @@ void StreamEngine::vocoder_loop() {
     EventItem e{};
     e.generation = item.generation;
     e.utterance = item.utterance;
+    bool streamed = false;
     switch (item.kind) {
       case WorkItem::Kind::utterance_begin:
         // The marker the output thread uses to tell this utterance's audio from stale audio.
@@ -66,11 +67,16 @@ void StreamEngine::vocoder_loop() {
         e.position = e.end_position = audio_.write_position();
         {
           std::lock_guard<std::mutex> lock(mutex_);
-          if (auto it = utterances_.find(item.utterance); it != utterances_.end())
+          if (auto it = utterances_.find(item.utterance); it != utterances_.end()) {
             vocoder_voice_ = it->second.settings.voice_options;
+            streamed = it->second.streamed;
+          }
         }
         preroll_begin(item.utterance);  // before the marker: the output thread must see the hold with it
         push_event(e, item.generation);
+        // Text that streams in comes word by word: the pages an idle engine released come back while the
+        // first sentence is still arriving (as at a pause below).
+        if (streamed) restore_released_pages();
         break;
       case WorkItem::Kind::segment:
         seg_ = std::move(*segment);
@@ -101,6 +107,10 @@ void StreamEngine::vocoder_loop() {
         e.kind = EventItem::pause;
         e.position = e.end_position = audio_.write_position();
         push_event(e, item.generation);
+        // While the text is awaited: the pages the last release dropped (after a segment's first slice and
+        // its generator) come back now rather than one fault at a time in the next sentence's acoustic model
+        // and early start (core/page_residency.h). Its generator is done: the memory peak is not here.
+        restore_released_pages();
         break;
       case WorkItem::Kind::silence: {
         const std::vector<float> zeros(std::min<int64_t>(item.silence_samples, kSampleRate), 0.0f);
@@ -127,6 +137,14 @@ void StreamEngine::vocoder_loop() {
         break;
     }
   }
+}
+
+// Not while other sessions speak (as no release is made then): their generators are where the memory peaks.
+void StreamEngine::restore_released_pages() {
+  if (!may_release_pages()) return;
+  const auto t0 = Clock::now();
+  const size_t bytes = synth_->model().restore_released_pages();
+  if (bytes) spdlog::debug("pages mapped back while text is awaited: {:.1f} MB in {:.1f} ms", bytes / 1e6, ms_since(t0));
 }
 
 // The vocoder has had nothing to do for kIdleReleaseDelay after an utterance: an idle engine needs neither the

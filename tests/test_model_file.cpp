@@ -455,7 +455,13 @@ TEST(WeightStoreRelease, ReleasingTheStoresPagesKeepsEveryValue) {
   EXPECT_LT(after, before / 4) << before << " kB before, " << after << " after";
   for (size_t i = 0; i < weights.size(); ++i)
     if (p.data[i] != 2 * weights[i]) FAIL() << "element " << i << " changed after the release";
+  // Released again with nothing mapped, then restored: what the first release dropped comes back, once.
+  release_prepared_store_pages(weights.data());
+  EXPECT_GE(restore_prepared_store_pages(weights.data()), weights.size() * 4 - 8192);
+  EXPECT_GE(test::resident_kb_of_mapping(p.data), 4000);
+  EXPECT_EQ(restore_prepared_store_pages(weights.data()), 0u) << "restored once";
   release_prepared_store_pages(nullptr);  // not a registered region: nothing to do
+  EXPECT_EQ(restore_prepared_store_pages(nullptr), 0u);
   unregister_weight_region(weights.data());
 }
 
