@@ -47,8 +47,6 @@ PageRuns mapped_page_runs(const void* base, size_t bytes) {
     }
   }
   ::close(fd);
-  if (!runs.empty() && runs.back().first + runs.back().second > bytes)  // the last page may end past the mapping
-    runs.back().second = (bytes - runs.back().first + page - 1) / page * page;
   return runs;
 }
 

@@ -2,10 +2,11 @@
 //
 // ModelFile::release_resident_pages drops the weights' pages between the parts of a segment (where the memory
 // peak is); whatever the next sentence reads then comes back one page fault at a time, on its way to first
-// audio. On this project's machines (virtual ones) such faults cost up to ~1 ms each: the early start's begin,
-// which reads the AdaIN style projections' 25 MB of fp32 weights, took 6-32 ms after a release against ~4 ms
-// with the pages kept (docs/benchmarks.md). So a release remembers what was mapped, and the engine maps it back
-// while it waits for text anyway (StreamEngine, the pause item), before the next sentence needs it.
+// audio. On this project's machines (virtual ones) such a fault can cost milliseconds: the early start's begin,
+// which reads the AdaIN style projections' 25 MB of fp32 weights, took 4-32 ms after a release (over 100 in a
+// slow episode) against ~4 ms with the pages kept (docs/benchmarks.md). So a release remembers what was mapped,
+// and the engine maps it back while it waits for streamed text anyway (StreamEngine: a pause between sentences,
+// a streamed utterance's start), before the next sentence needs it.
 #pragma once
 #include <cstddef>
 #include <utility>
@@ -13,7 +14,7 @@
 
 namespace kokoro {
 
-// Runs of mapped pages of a mapping: (offset from its start, bytes), page-aligned, in increasing order.
+// Runs of mapped pages of a mapping: (offset from its start, bytes), whole pages, in increasing order.
 using PageRuns = std::vector<std::pair<size_t, size_t>>;
 
 // The pages of [base, base + bytes) that this process has mapped now (/proc/self/pagemap's present bit; the
