@@ -327,13 +327,24 @@ std::string to_table(const FeedResult& r) {
     row(c["corpus"].get<std::string>(), c["streamed"], c["lines"],
         std::to_string(c["dry_streamed"].get<int>()) + "/" + std::to_string(c["dry_lines"].get<int>()));
   row("all", j["streamed"], j["lines"], "");
-  std::snprintf(line, sizeof line,
-                "streamed, scaled to 160 GFLOP/s (x %.2f): wait p95 / max %.0f / %.0f ms, ready p95 / max %.0f / %.0f ms\n"
-                "CPU %.1f s in %.1f s, load %.1f -> %.1f\nGEMM peak %.1f GFLOP/s on 1 thread, %.1f on %d\n",
-                ms(j, "scale_to_160_gflops"), ms(j, "streamed_wait_ms_p95_at_160"), ms(j, "streamed_wait_ms_max_at_160"),
-                ms(j, "streamed_ready_ms_p95_at_160"), ms(j, "streamed_ready_ms_max_at_160"), r.cpu_s, r.wall_s,
-                r.loadavg_before, r.loadavg_after, r.peak.gflops_1, r.peak.gflops_n, r.peak.threads);
-  out << line << contended_warning(r.peak);
+  if (r.peak.gflops_n > 0) {
+    std::snprintf(line, sizeof line,
+                  "streamed, scaled to 160 GFLOP/s (x %.2f): wait p95 / max %.0f / %.0f ms, ready p95 / max %.0f / %.0f ms\n",
+                  ms(j, "scale_to_160_gflops"), ms(j, "streamed_wait_ms_p95_at_160"), ms(j, "streamed_wait_ms_max_at_160"),
+                  ms(j, "streamed_ready_ms_p95_at_160"), ms(j, "streamed_ready_ms_max_at_160"));
+    out << line;
+  } else {
+    out << "streamed: not scaled to 160 GFLOP/s (--no-peak: no GEMM peak measured)\n";
+  }
+  std::snprintf(line, sizeof line, "CPU %.1f s in %.1f s, load %.1f -> %.1f\n", r.cpu_s, r.wall_s, r.loadavg_before,
+                r.loadavg_after);
+  out << line;
+  if (r.peak.gflops_n > 0) {
+    std::snprintf(line, sizeof line, "GEMM peak %.1f GFLOP/s on 1 thread, %.1f on %d\n", r.peak.gflops_1,
+                  r.peak.gflops_n, r.peak.threads);
+    out << line;
+  }
+  out << contended_warning(r.peak);
   return out.str();
 }
 
