@@ -110,6 +110,45 @@ void precision_args(benchmark::internal::Benchmark* b) {
 }
 BENCHMARK(BM_conv1d_precision)->Apply(precision_args)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// Where Winograd starts to beat the direct convolution in bf16 (weights prepared once for both), on the
+// short inputs of a streamed slice and of a sentence's first audio (the generator's resblocks see 45-270
+// columns there; the text encoder a sentence's 20-150 tokens): core/kernels.cpp winograd_min_columns.
+// args: implementation (0 direct conv1d_bf16, 1 winograd), channels, kernel, dilation, columns, threads
+void BM_conv1d_short(benchmark::State& state) {
+  const bool winograd = state.range(0) == 1;
+  const int64_t C = state.range(1), k = state.range(2), T = state.range(4);
+  const int d = static_cast<int>(state.range(3));
+  set_num_threads(static_cast<int>(state.range(5)));
+  ConvData cd(C, C, k, T);
+  register_weight_region(cd.w.data(), cd.w.size() * sizeof(float));
+  const int pad = static_cast<int>((k * d - d) / 2);
+  Tensor y;
+  set_precision(Precision::bf16);
+  auto run = [&] {
+    if (winograd) conv1d_winograd(cd.x, cd.wv, &cd.bv, pad, d, *winograd_for_kernel(k), y);
+    else conv1d_bf16(cd.x, cd.wv, &cd.bv, pad, d, y);
+  };
+  run();  // prepares the weights
+  for (auto _ : state) {
+    run();
+    benchmark::DoNotOptimize(y.data());
+  }
+  set_precision(Precision::fp32);
+  unregister_weight_region(cd.w.data());
+  state.counters["GFLOPs"] = benchmark::Counter(2.0 * C * C * k * T, benchmark::Counter::kIsIterationInvariantRate,
+                                                benchmark::Counter::kIs1000);
+  state.SetLabel(winograd ? "bf16 winograd" : "bf16 direct");
+}
+void short_args(benchmark::internal::Benchmark* b) {
+  if (!bf16_supported()) return;
+  const int64_t shapes[][3] = {{512, 5, 1}, {256, 3, 1}, {256, 7, 3}, {256, 11, 1}, {256, 7, 5}, {256, 11, 3},
+                               {256, 11, 5}, {128, 11, 5}};
+  for (const auto& s : shapes)
+    for (int T : {48, 64, 96, 128})
+      for (int impl : {0, 1}) b->Args({impl, s[0], s[1], s[2], T, 2});
+}
+BENCHMARK(BM_conv1d_short)->Apply(short_args)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
 // Is an int8 path worth building for the generator's convolutions (issue 12)? oneDNN's int8 convolution
 // (VNNI: 64 multiply-adds per instruction, twice vdpbf16ps' 32) as an engine would run it: s8 weights with
 // per-output-channel scales quantized once, the input quantized per call with one dynamic scale (its
