@@ -74,29 +74,39 @@ void conv_args(benchmark::internal::Benchmark* b) {
 }
 BENCHMARK(BM_conv1d)->Apply(conv_args)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// Winograd convolution in fp32 (weights transformed per call) vs bf16 (weights transformed and packed once,
-// as for a model's weights: the buffer is registered with core/weight_cache.h), at full-sentence lengths
-// (1600 / 9601 columns) and at a streaming chunk's (240 / 1440: 12 frames).
-// args: precision (0 fp32, 1 bf16), channels, kernel, dilation, columns, threads
-void BM_conv1d_precision(benchmark::State& state) {
-  const bool bf16 = state.range(0) == 1;
-  const int64_t C = state.range(1), k = state.range(2), T = state.range(4);
-  const int d = static_cast<int>(state.range(3));
-  set_num_threads(static_cast<int>(state.range(5)));
+// A convolution C -> C (kernel k, dilation d, "same" padding) over T columns at `precision`, its weights
+// registered as a model's (bf16 forms prepared on the first call, before the timed ones).
+template <typename Conv>
+void time_conv(benchmark::State& state, int64_t C, int64_t k, int d, int64_t T, Precision precision, Conv conv) {
   ConvData cd(C, C, k, T);
   register_weight_region(cd.w.data(), cd.w.size() * sizeof(float));
   const int pad = static_cast<int>((k * d - d) / 2);
   Tensor y;
-  set_precision(bf16 ? Precision::bf16 : Precision::fp32);
-  conv1d_winograd(cd.x, cd.wv, &cd.bv, pad, d, *winograd_for_kernel(k), y);  // bf16: prepares the weights
+  set_precision(precision);
+  conv(cd, pad, y);
   for (auto _ : state) {
-    conv1d_winograd(cd.x, cd.wv, &cd.bv, pad, d, *winograd_for_kernel(k), y);
+    conv(cd, pad, y);
     benchmark::DoNotOptimize(y.data());
   }
   set_precision(Precision::fp32);
   unregister_weight_region(cd.w.data());
   state.counters["GFLOPs"] = benchmark::Counter(2.0 * C * C * k * T, benchmark::Counter::kIsIterationInvariantRate,
                                                 benchmark::Counter::kIs1000);
+}
+
+// Winograd convolution in fp32 (weights transformed per call) vs bf16 (weights transformed and packed once,
+// as for a model's weights: the buffer is registered with core/weight_cache.h), at full-sentence lengths
+// (1600 / 9601 columns) and at a streaming chunk's (240 / 1440: 12 frames).
+// args: precision (0 fp32, 1 bf16), channels, kernel, dilation, columns, threads
+void BM_conv1d_precision(benchmark::State& state) {
+  const bool bf16 = state.range(0) == 1;
+  const int64_t k = state.range(2);
+  const int d = static_cast<int>(state.range(3));
+  set_num_threads(static_cast<int>(state.range(5)));
+  time_conv(state, state.range(1), k, d, state.range(4), bf16 ? Precision::bf16 : Precision::fp32,
+            [&](const ConvData& cd, int pad, Tensor& y) {
+              conv1d_winograd(cd.x, cd.wv, &cd.bv, pad, d, *winograd_for_kernel(k), y);
+            });
   state.SetLabel(bf16 ? "bf16 prepared" : "fp32 per call");
 }
 void precision_args(benchmark::internal::Benchmark* b) {
@@ -116,27 +126,13 @@ BENCHMARK(BM_conv1d_precision)->Apply(precision_args)->Unit(benchmark::kMillisec
 // args: implementation (0 direct conv1d_bf16, 1 winograd), channels, kernel, dilation, columns, threads
 void BM_conv1d_short(benchmark::State& state) {
   const bool winograd = state.range(0) == 1;
-  const int64_t C = state.range(1), k = state.range(2), T = state.range(4);
+  const int64_t k = state.range(2);
   const int d = static_cast<int>(state.range(3));
   set_num_threads(static_cast<int>(state.range(5)));
-  ConvData cd(C, C, k, T);
-  register_weight_region(cd.w.data(), cd.w.size() * sizeof(float));
-  const int pad = static_cast<int>((k * d - d) / 2);
-  Tensor y;
-  set_precision(Precision::bf16);
-  auto run = [&] {
+  time_conv(state, state.range(1), k, d, state.range(4), Precision::bf16, [&](const ConvData& cd, int pad, Tensor& y) {
     if (winograd) conv1d_winograd(cd.x, cd.wv, &cd.bv, pad, d, *winograd_for_kernel(k), y);
     else conv1d_bf16(cd.x, cd.wv, &cd.bv, pad, d, y);
-  };
-  run();  // prepares the weights
-  for (auto _ : state) {
-    run();
-    benchmark::DoNotOptimize(y.data());
-  }
-  set_precision(Precision::fp32);
-  unregister_weight_region(cd.w.data());
-  state.counters["GFLOPs"] = benchmark::Counter(2.0 * C * C * k * T, benchmark::Counter::kIsIterationInvariantRate,
-                                                benchmark::Counter::kIs1000);
+  });
   state.SetLabel(winograd ? "bf16 winograd" : "bf16 direct");
 }
 void short_args(benchmark::internal::Benchmark* b) {
