@@ -32,11 +32,11 @@ void add_bias_columns(Tensor& y, const TensorView* bias) {
   y.matrix().colwise() += bias->vector();
 }
 
-// The fewest output columns from which Winograd beats the direct convolution. In fp32 its weights are
-// transformed on every call: 128 columns amortise that. In bf16 they are prepared once, and Winograd is
-// 1.5-3x faster from 64 columns (a sentence's first audio runs the generator's resblocks on 45-270 columns,
-// the text encoder sees 20-150 tokens), except where the kernel spans 31 columns or more (k 7 at dilation 5,
-// k 11 at dilation 3 and 5): 0.7-1.1x at 48-64 columns, 1.1-2.1x from 96 (bench_kernels BM_conv1d_short).
+// The fewest output columns from which Winograd beats the direct convolution. In bf16 (both forms' weights
+// prepared once) Winograd is 1.5-3x faster from 64 columns (a sentence's first audio runs the generator's
+// resblocks on 45-270 columns, the text encoder sees 20-150 tokens), except where the kernel spans 31 columns
+// or more (k 7 at dilation 5, k 11 at dilation 3 and 5): 0.7-1.1x at 48-64 columns, 1.1-2.1x from 96
+// (bench_kernels BM_conv1d_short). In fp32, against oneDNN's direct form, 128 as before (not measured again).
 int64_t winograd_min_columns(int64_t k, int dilation) {
   if (kernel_precision() == Precision::fp32) return 128;
   return (k - 1) * dilation < 30 ? 64 : 96;
