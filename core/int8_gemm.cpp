@@ -36,37 +36,45 @@ void quantize_rows_u8(const float* x, int64_t ldx, int64_t rows, int64_t K, Rows
   out.scale.resize(static_cast<size_t>(rows));
   out.offset.resize(static_cast<size_t>(rows));
   if (K <= 0) return;
+  for (int64_t z = 0; z < n_zeroed; ++z)
+    if (zeroed[z] < 0 || zeroed[z] >= K || (z > 0 && zeroed[z] <= zeroed[z - 1]))
+      throw Error("quantize_rows_u8: zeroed channels must be increasing and within the row");
   // Rows in parallel (each alone: the same bytes however they are split); ALBERT's ran on one core.
   parallel_ranges(rows, 1, elementwise_parts(rows * K), [&](int64_t r0, int64_t r1) {
-  thread_local std::vector<float> copy;  // one row with the zeroed channels, while it is in cache
-  if (n_zeroed > 0) copy.resize(static_cast<size_t>(K));
   for (int64_t r = r0; r < r1; ++r) {
     const float* row = x + r * ldx;
-    if (n_zeroed > 0) {
-      std::copy_n(row, K, copy.data());
-      for (int64_t i = 0; i < n_zeroed; ++i) copy[static_cast<size_t>(zeroed[i])] = 0.0f;
-      row = copy.data();
-    }
-    float lo_v = row[0], hi_v = row[0];
-    int64_t k = 0;
+    // The range of the row with its zeroed channels as 0, read around them (min and max are exact in any
+    // order: the range of a copy with the zeros written in, which this replaced, to the last bit). The
+    // copy was a tenth of ALBERT's non-product time.
+    float lo_v = n_zeroed > 0 ? 0.0f : row[0], hi_v = lo_v;
+    for (int64_t z = 0, begin = 0; z <= n_zeroed; ++z) {
+      const int64_t end = z < n_zeroed ? zeroed[z] : K;
+      int64_t k = begin;
 #ifdef KOKORO_HAVE_VNNI
-    __m512 vmin = _mm512_set1_ps(row[0]), vmax = vmin;
-    for (; k + 16 <= K; k += 16) {
-      const __m512 v = _mm512_loadu_ps(row + k);
-      vmin = _mm512_min_ps(vmin, v);
-      vmax = _mm512_max_ps(vmax, v);
-    }
-    lo_v = _mm512_reduce_min_ps(vmin);
-    hi_v = _mm512_reduce_max_ps(vmax);
+      if (k + 16 <= end) {
+        __m512 vmin = _mm512_set1_ps(lo_v), vmax = _mm512_set1_ps(hi_v);
+        for (; k + 16 <= end; k += 16) {
+          const __m512 v = _mm512_loadu_ps(row + k);
+          vmin = _mm512_min_ps(vmin, v);
+          vmax = _mm512_max_ps(vmax, v);
+        }
+        lo_v = _mm512_reduce_min_ps(vmin);
+        hi_v = _mm512_reduce_max_ps(vmax);
+      }
 #endif
-    for (; k < K; ++k) lo_v = std::min(lo_v, row[k]), hi_v = std::max(hi_v, row[k]);
+      for (; k < end; ++k) lo_v = std::min(lo_v, row[k]), hi_v = std::max(hi_v, row[k]);
+      begin = end + 1;
+    }
     const float range = hi_v - lo_v;
     // Quantised as (x - lo) * inv rounded to nearest even, in this order in both paths below: the same bytes.
     const float inv = range > 0 ? 255.0f / range : 0.0f;
     out.scale[r] = range > 0 ? range / 255.0f : 1.0f;
     out.offset[r] = lo_v;
     uint8_t* q = out.q.data() + r * K;
-    k = 0;
+    const auto quantize = [&](float v) {
+      return static_cast<uint8_t>(std::clamp(std::nearbyint((v - lo_v) * inv), 0.0f, 255.0f));
+    };
+    int64_t k = 0;
 #ifdef KOKORO_HAVE_VNNI
     const __m512 vlo = _mm512_set1_ps(lo_v), vinv = _mm512_set1_ps(inv);
     const __m512i zero = _mm512_setzero_si512(), top = _mm512_set1_epi32(255);
@@ -76,10 +84,8 @@ void quantize_rows_u8(const float* x, int64_t ldx, int64_t rows, int64_t K, Rows
       _mm_storeu_si128(reinterpret_cast<__m128i*>(q + k), _mm512_cvtepi32_epi8(i));
     }
 #endif
-    for (; k < K; ++k) {
-      const float t = std::nearbyint((row[k] - lo_v) * inv);
-      q[k] = static_cast<uint8_t>(std::clamp(t, 0.0f, 255.0f));
-    }
+    for (; k < K; ++k) q[k] = quantize(row[k]);
+    for (int64_t z = 0; z < n_zeroed; ++z) q[zeroed[z]] = quantize(0.0f);
   }
   });
 }

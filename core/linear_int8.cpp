@@ -20,12 +20,22 @@ constexpr float kOutlierRatio = 4.0f;
 constexpr int64_t kMaxOutliers = 8;
 void outlier_channels(const Tensor& x, std::vector<int64_t>& out) {
   const int64_t T = x.dim(0), in = x.dim(1);
-  thread_local std::vector<float> absmax, sorted;
-  absmax.assign(static_cast<size_t>(in), 0.0f);
-  for (int64_t t = 0; t < T; ++t) {
-    const float* row = x.data() + t * in;
-    for (int64_t c = 0; c < in; ++c) absmax[c] = std::max(absmax[c], std::fabs(row[c]));
-  }
+  thread_local std::vector<float> absmax, sorted, partial;
+  // Ranges of rows in parallel, each into its own maxima, then their maxima (exact in any order).
+  const int parts = elementwise_parts(T * in);
+  partial.assign(static_cast<size_t>(parts * in), 0.0f);
+  float* const maxima = partial.data();  // this thread's buffer (a task on a worker would see the worker's)
+  const int64_t step = (T + parts - 1) / parts;
+  parallel_for(parts, [&](int64_t p) {
+    float* m = maxima + p * in;
+    for (int64_t t = p * step; t < std::min(T, (p + 1) * step); ++t) {
+      const float* row = x.data() + t * in;
+      for (int64_t c = 0; c < in; ++c) m[c] = std::max(m[c], std::fabs(row[c]));
+    }
+  });
+  absmax.assign(maxima, maxima + in);
+  for (int p = 1; p < parts; ++p)
+    for (int64_t c = 0; c < in; ++c) absmax[c] = std::max(absmax[c], maxima[p * in + c]);
   sorted = absmax;
   std::nth_element(sorted.begin(), sorted.begin() + in / 2, sorted.end());
   const float limit = kOutlierRatio * sorted[static_cast<size_t>(in / 2)];

@@ -255,6 +255,64 @@ TEST(Int8, AnOutlierChannelIsMultipliedApart) {
   EXPECT_GT(err_plain, 4 * err);
 }
 
+// Zeroed channels (linear_rows_int8's outliers) are read around, not copied: the bytes, scales and offsets
+// must be those of the row with zeros written in, wherever the channels are (first, last, adjacent, a whole
+// row of them), and a list out of order is refused.
+TEST(Int8, ZeroedChannelsQuantiseAsARowWithZerosWrittenIn) {
+  REQUIRE_INT8();
+  const int64_t rows = 5;
+  for (int64_t K : {1, 15, 16, 17, 37, 768}) {
+    std::vector<float> x = randn(static_cast<size_t>(rows * K), 50 + static_cast<unsigned>(K), 2.0f);
+    for (float& v : x) v += 3.0f;  // every value above 0: a zero written in moves the row's minimum
+    std::vector<std::vector<int64_t>> sets = {{0}, {K - 1}};
+    if (K > 1) sets.push_back({0, K - 1});
+    if (K >= 17) sets.push_back({3, 4, 5, 15, 16});
+    std::vector<int64_t> all(static_cast<size_t>(K));
+    std::iota(all.begin(), all.end(), 0);
+    if (K <= 16) sets.push_back(all);
+    for (const std::vector<int64_t>& zeroed : sets) {
+      for (int64_t r = 0; r < rows; ++r) x[r * K + zeroed.back()] += 100.0f;  // an outlier that must not count
+      std::vector<float> copy = x;
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t z : zeroed) copy[r * K + z] = 0.0f;
+      RowsU8 around, written;
+      quantize_rows_u8(x.data(), K, rows, K, around, zeroed.data(), static_cast<int64_t>(zeroed.size()));
+      quantize_rows_u8(copy.data(), K, rows, K, written);
+      EXPECT_EQ(around.q, written.q) << "K " << K << ", " << zeroed.size() << " zeroed";
+      EXPECT_EQ(around.scale, written.scale) << "K " << K;
+      EXPECT_EQ(around.offset, written.offset) << "K " << K;
+    }
+  }
+  const std::vector<float> x(32, 1.0f);
+  RowsU8 q;
+  const std::vector<int64_t> unordered = {5, 2}, repeated = {2, 2}, outside = {32};
+  EXPECT_THROW(quantize_rows_u8(x.data(), 32, 1, 32, q, unordered.data(), 2), Error);
+  EXPECT_THROW(quantize_rows_u8(x.data(), 32, 1, 32, q, repeated.data(), 2), Error);
+  EXPECT_THROW(quantize_rows_u8(x.data(), 32, 1, 32, q, outside.data(), 1), Error);
+}
+
+// The outlier scan runs over ranges of rows in parallel: an outlier in any range, the last row's included,
+// is found, and the same channels on one thread.
+TEST(Int8, OutliersAreFoundInEveryRangeOfRows) {
+  REQUIRE_INT8();
+  const int64_t T = 301, in = 768;
+  auto xv = randn(static_cast<size_t>(T * in), 61);
+  xv[0 * in + 700] = 40.0f;
+  xv[150 * in + 3] = -35.0f;
+  xv[(T - 1) * in + 511] = 30.0f;
+  Tensor x({T, in});
+  std::copy(xv.begin(), xv.end(), x.data());
+  Int8Rows xq, one;
+  quantize_for_linear_int8(x, xq);
+  EXPECT_EQ(xq.outliers, (std::vector<int64_t>{3, 511, 700}));
+  const int saved = num_threads();
+  set_num_threads(1);
+  quantize_for_linear_int8(x, one);
+  set_num_threads(saved);
+  EXPECT_EQ(one.outliers, xq.outliers);
+  EXPECT_EQ(one.q.q, xq.q.q);
+}
+
 TEST(Int8, PrecisionHasItsNameAndIsRefusedWhereItCannotRun) {
   EXPECT_EQ(parse_precision("int8", "--precision"), Precision::int8);
   EXPECT_STREQ(precision_name(Precision::int8), "int8");
