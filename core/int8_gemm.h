@@ -31,8 +31,8 @@ struct RowsU8 {
   std::vector<float> scale, offset;
 };
 // x [rows, K] (rows ldx apart) -> out (resized). A constant row gets scale 1 and offset its value. The
-// channels listed in `zeroed` (n_zeroed of them, in increasing order) are quantised as if they were 0: a caller that adds their
-// products separately (linear_rows_int8's outliers) keeps them out of the rows' ranges.
+// channels listed in `zeroed` (n_zeroed of them, in increasing order) are quantised as if they were 0: a caller
+// that adds their products separately (linear_rows_int8's outliers) keeps them out of the rows' ranges.
 void quantize_rows_u8(const float* x, int64_t ldx, int64_t rows, int64_t K, RowsU8& out,
                       const int64_t* zeroed = nullptr, int64_t n_zeroed = 0);
 
