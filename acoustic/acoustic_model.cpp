@@ -46,8 +46,13 @@ void AcousticModel::forward(const std::vector<int64_t>& ids, const float* style,
   forward_curves(shared, style, out, t);
 }
 
+void AcousticModel::extend_text_prefix(const std::vector<int64_t>& ids, TextEncoderPrefix& prefix) const {
+  const ScopedKernelPrecision kernels(acoustic_kernel_precision());  // forward_text's: the same forms
+  text_encoder_.extend(ids, prefix);
+}
+
 void AcousticModel::forward_text(const std::vector<int64_t>& ids, const float* style, float speed, AlignedFeatures& out,
-                                 Tensor& shared, const Trace* t) const {
+                                 Tensor& shared, const Trace* t, const TextEncoderPrefix* text_prefix) const {
   if (ids.empty()) throw Error("no tokens to synthesize");
   if (static_cast<int64_t>(ids.size()) > max_tokens())
     throw Error(std::to_string(ids.size()) + " tokens exceed the model's context of " + std::to_string(max_tokens()) +
@@ -80,7 +85,7 @@ void AcousticModel::forward_text(const std::vector<int64_t>& ids, const float* s
     trace(t, "en", en);
   }
   predictor_.shared_features(d, out.durations, shared);
-  text_encoder_.forward(ids, t_en);
+  text_encoder_.forward(ids, t_en, text_prefix);
   trace(t, "t_en", t_en);
   repeat_columns(t_en, out.durations, out.asr);
   trace(t, "asr", out.asr);

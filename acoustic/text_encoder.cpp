@@ -1,6 +1,11 @@
 #include "acoustic/text_encoder.h"
 
+#include <algorithm>
+
 #include "core/error.h"
+#include "core/lstm.h"
+#include "core/precision.h"
+#include "core/winograd.h"
 
 namespace kokoro {
 
@@ -27,23 +32,125 @@ TextEncoder::TextEncoder(std::shared_ptr<const ModelFile> model) : model_(std::m
   bwd_ = lstm_weights(m, "text_encoder.lstm", channels_, channels_ / 2, true);
 }
 
-void TextEncoder::forward(const std::vector<int64_t>& ids, Tensor& t_en) const {
-  const int64_t T = static_cast<int64_t>(ids.size());
-  Tensor x({channels_, T}), y;
-  for (int64_t t = 0; t < T; ++t) {
+namespace {
+
+// The tokens two lists share from their start.
+int64_t common_start(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  const auto m = std::mismatch(a.begin(), a.begin() + static_cast<int64_t>(std::min(a.size(), b.size())), b.begin());
+  return m.first - a.begin();
+}
+
+}  // namespace
+
+bool TextEncoder::computed_in_tiles(int64_t T) const {
+  // "Same" padding: as many output columns as tokens. The tiles of a kernel split into groups are F(m, m).
+  // Only the bf16 form: its products (core/bf16_gemm.h) give each row the same sums however many rows there
+  // are; fp32's (oneDNN) do not (measured: other bits from 130 tokens on).
+  const WinogradTransform* tr = conv1d_winograd_for(channels_, channels_, kernel_, T, 1);
+  return tr && (kernel_ <= tr->r || tr->r == tr->m) && kernel_precision() != Precision::fp32 && channels_ % 16 == 0;
+}
+
+// Tile b of a layer (outputs [b m, b m + m)) reads the inputs [b m - P, b m - P + R): R = alpha + (groups - 1) m,
+// P the "same" padding (core/winograd.cpp, winograd_conv).
+int64_t TextEncoder::determined_columns(int64_t known) const {
+  const WinogradTransform& tr = *winograd_for_kernel(kernel_);
+  const int64_t groups = (kernel_ + tr.r - 1) / tr.r, P = (kernel_ - 1) / 2, R = tr.alpha + (groups - 1) * tr.m;
+  return known + P - R < 0 ? 0 : ((known + P - R) / tr.m + 1) * tr.m;
+}
+
+void TextEncoder::layer_columns(const Layer& l, const float* in, int64_t known, int64_t T, int64_t t0, int64_t t1,
+                                float* out) const {
+  const WinogradTransform& tr = *winograd_for_kernel(kernel_);
+  const int64_t C = channels_, groups = (kernel_ + tr.r - 1) / tr.r, P = (kernel_ - 1) / 2;
+  const int64_t R = tr.alpha + (groups - 1) * tr.m, tiles = (t1 - t0 + tr.m - 1) / tr.m;
+  if (t0 % tr.m != 0 || t1 <= t0) throw Error("text encoder: columns [" + std::to_string(t0) + ", " + std::to_string(t1) + ") (internal)");
+  // The window every tile reads, as the whole computation sees it: zero before the first token and from T on.
+  const int64_t width = (tiles - 1) * tr.m + R, first = t0 - P, end = T < 0 ? known : std::min(known, T);
+  if (first + width > end && T < 0) throw Error("text encoder: a tile reads unknown tokens (internal)");
+  if (T >= 0 && known < std::min(first + width, T)) throw Error("text encoder: a tile reads unknown tokens (internal)");
+  Tensor x({C, width}), y;  // zero-filled
+  for (int64_t j = std::max<int64_t>(0, -first); j < width && first + j < end; ++j)
+    for (int64_t c = 0; c < C; ++c) x[c * width + j] = in[(first + j) * C + c];
+  // No padding: the window holds the zeros the whole computation pads with.
+  conv1d_winograd(x, l.w, &l.b, 0, 1, tr, y);
+  layer_norm_channels(y, l.gamma.data, l.beta.data, 1e-5f);
+  leaky_relu(y, 0.2f);
+  const int64_t n = t1 - t0, Y = y.dim(1);
+  for (int64_t t = 0; t < n; ++t)
+    for (int64_t c = 0; c < C; ++c) out[t * C + c] = y[c * Y + t];
+}
+
+void TextEncoder::embed(const std::vector<int64_t>& ids, int64_t from, std::vector<float>& rows) const {
+  rows.resize(ids.size() * static_cast<size_t>(channels_));
+  for (size_t t = static_cast<size_t>(from); t < ids.size(); ++t) {
     if (ids[t] < 0 || ids[t] >= vocab_) throw Error("token id " + std::to_string(ids[t]) + " out of range");
-    for (int64_t c = 0; c < channels_; ++c) x[c * T + t] = embedding_.data[ids[t] * channels_ + c];
+    std::copy_n(embedding_.data + ids[t] * channels_, channels_, rows.data() + t * channels_);
   }
-  for (const Layer& l : cnn_) {
-    conv1d(x, l.w, &l.b, 1, static_cast<int>((kernel_ - 1) / 2), 1, y);
-    layer_norm_channels(y, l.gamma.data, l.beta.data, 1e-5f);
-    leaky_relu(y, 0.2f);
-    std::swap(x, y);
+}
+
+void TextEncoder::extend(const std::vector<int64_t>& ids, TextEncoderPrefix& p) const {
+  const int64_t n = static_cast<int64_t>(ids.size()), C = channels_;
+  if (!computed_in_tiles(std::max<int64_t>(n, 1))) return;
+  if (p.layers.size() != cnn_.size()) {
+    p.clear();
+    p.layers.resize(cnn_.size());
+    p.valid.assign(cnn_.size(), 0);
   }
-  Tensor rows({T, channels_}), out;
-  rows.matrix() = x.matrix().transpose();
+  std::vector<float> embedded;
+  embed(ids, 0, embedded);
+  int64_t same = common_start(p.ids, ids), known = n;  // the layer's input: rows unchanged, rows known
+  const float* in = embedded.data();
+  for (size_t l = 0; l < cnn_.size(); ++l) {
+    const int64_t keep = std::min(p.valid[l], determined_columns(same));
+    const int64_t now = determined_columns(known);
+    std::vector<float>& out = p.layers[l];
+    out.resize(static_cast<size_t>(std::max(keep, now) * C));
+    if (now > keep) layer_columns(cnn_[l], in, known, -1, keep, now, out.data() + keep * C);
+    p.valid[l] = std::max(keep, now);
+    same = keep;
+    known = p.valid[l];
+    in = out.data();
+  }
+  p.ids = ids;
+}
+
+void TextEncoder::forward(const std::vector<int64_t>& ids, Tensor& t_en, const TextEncoderPrefix* prefix) const {
+  const int64_t T = static_cast<int64_t>(ids.size()), C = channels_;
+  Tensor rows({T, C}), out;
+  const bool reuse = prefix && prefix->layers.size() == cnn_.size() && prefix->valid.size() == cnn_.size() && T > 0 &&
+                     computed_in_tiles(T);
+  if (reuse) {
+    std::vector<float> embedded, a, b;
+    embed(ids, 0, embedded);
+    const float* in = embedded.data();
+    int64_t same = common_start(prefix->ids, ids);
+    for (size_t l = 0; l < cnn_.size(); ++l) {
+      const int64_t keep = std::min({prefix->valid[l], determined_columns(same),
+                                     static_cast<int64_t>(prefix->layers[l].size()) / C});
+      std::vector<float>& o = l % 2 == 0 ? a : b;
+      o.resize(static_cast<size_t>(T * C));
+      std::copy_n(prefix->layers[l].data(), keep * C, o.data());
+      if (keep < T) layer_columns(cnn_[l], in, T, T, keep, T, o.data() + keep * C);
+      same = keep;
+      in = o.data();
+    }
+    std::copy_n(in, T * C, rows.data());
+  } else {
+    Tensor x({C, T}), y;
+    for (int64_t t = 0; t < T; ++t) {
+      if (ids[t] < 0 || ids[t] >= vocab_) throw Error("token id " + std::to_string(ids[t]) + " out of range");
+      for (int64_t c = 0; c < C; ++c) x[c * T + t] = embedding_.data[ids[t] * C + c];
+    }
+    for (const Layer& l : cnn_) {
+      conv1d(x, l.w, &l.b, 1, static_cast<int>((kernel_ - 1) / 2), 1, y);
+      layer_norm_channels(y, l.gamma.data, l.beta.data, 1e-5f);
+      leaky_relu(y, 0.2f);
+      std::swap(x, y);
+    }
+    rows.matrix() = x.matrix().transpose();
+  }
   bilstm(rows, fwd_, bwd_, out);
-  t_en.resize({channels_, T});
+  t_en.resize({C, T});
   t_en.matrix() = out.matrix().transpose();
 }
 

@@ -1,5 +1,9 @@
 #include "core/kernels.h"
 
+#ifdef __AVX512F__
+#include <immintrin.h>
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -306,21 +310,24 @@ void conv1d_bf16(const Tensor& x, const TensorView& w, const TensorView* bias, i
   add_bias_columns(y, bias);
 }
 
-namespace {
 // Winograd where it pays: enough columns to amortise the per-call weight transform, and channel counts
 // whose transformed weights stay small (the generator's and the F0/N branches'). The 1024-wide decoder half
 // only in bf16, whose transformed weights are prepared once (7 points x 2 bytes: 125 MB for its ten
 // convolutions, 72 MB more than its tap-major bf16 weights) and which it runs 2.0-2.5x faster than the direct
 // bf16 convolution: it is on the path to a segment's first audio (docs/benchmarks.md).
-const WinogradTransform* winograd_for(const Tensor& x, const TensorView& w, int padding, int dilation) {
-  const int64_t in = x.dim(0), out = w.dim(0), k = w.dim(2);
-  const int64_t t_out = x.dim(1) + 2 * padding - dilation * (k - 1);
+const WinogradTransform* conv1d_winograd_for(int64_t in, int64_t out, int64_t k, int64_t t_out, int dilation) {
   const WinogradTransform* wt = winograd_for_kernel(k);
   if (!wt || in < 32) return nullptr;
   if (in * out <= 512 * 512) return t_out >= winograd_min_columns(k, dilation) ? wt : nullptr;
   // Wide (the decoder half): from 64 columns (1.5-1.8x faster there, 2.0-2.5x from 240; below, its 2.3x larger
   // weights make it the slower of the two: bench/bench_kernels BM_conv1d_decoder).
   return k == 3 && kernel_precision() != Precision::fp32 && t_out >= 64 ? wt : nullptr;
+}
+
+namespace {
+const WinogradTransform* winograd_for(const Tensor& x, const TensorView& w, int padding, int dilation) {
+  const int64_t k = w.dim(2);
+  return conv1d_winograd_for(x.dim(0), w.dim(0), k, x.dim(1) + 2 * padding - dilation * (k - 1), dilation);
 }
 }  // namespace
 
@@ -465,14 +472,48 @@ void conv_transpose1d_depthwise(const Tensor& x, const TensorView& w, const Tens
 
 void layer_norm_channels(Tensor& x, const float* gamma, const float* beta, float eps) {
   const int64_t C = x.dim(0), T = x.dim(1);
-  auto X = x.matrix();
-  Eigen::RowVectorXf mean = X.colwise().mean();
-  X.rowwise() -= mean;
-  Eigen::RowVectorXf inv = ((X.array().square().colwise().sum() / static_cast<float>(C)) + eps).rsqrt();
-  X.array().rowwise() *= inv.array();
-  if (gamma)
-    for (int64_t c = 0; c < C; ++c) X.row(c).array() = X.row(c).array() * gamma[c] + beta[c];
-  (void)T;
+  // Columns in blocks of 16, the lanes of a partial block masked: every column gets the same arithmetic
+  // whatever block it falls in, so its result depends on that column alone, not on where it is or how many
+  // there are. A sentence's text encoder computed in pieces while its text streams in then gives the bytes
+  // of the whole (acoustic/text_encoder.h); Eigen's column means summed vectorised columns and a scalar tail
+  // in different orders.
+  constexpr int64_t B = 16;
+  const float inv_c = 1.0f / static_cast<float>(C);
+  float* X = x.data();
+  parallel_ranges((T + B - 1) / B, 1, elementwise_parts(C * T), [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t t0 = b * B, n = std::min(B, T - t0);
+#ifdef __AVX512F__
+      const __mmask16 m = n == B ? __mmask16(0xffff) : __mmask16((1u << n) - 1);
+      __m512 sum = _mm512_setzero_ps(), sq = _mm512_setzero_ps();
+      for (int64_t c = 0; c < C; ++c) sum = _mm512_add_ps(sum, _mm512_maskz_loadu_ps(m, X + c * T + t0));
+      const __m512 mean = _mm512_mul_ps(sum, _mm512_set1_ps(inv_c));
+      for (int64_t c = 0; c < C; ++c) {
+        const __m512 d = _mm512_sub_ps(_mm512_maskz_loadu_ps(m, X + c * T + t0), mean);
+        sq = _mm512_fmadd_ps(d, d, sq);
+      }
+      const __m512 inv = _mm512_div_ps(_mm512_set1_ps(1.0f),
+                                       _mm512_sqrt_ps(_mm512_fmadd_ps(sq, _mm512_set1_ps(inv_c), _mm512_set1_ps(eps))));
+      for (int64_t c = 0; c < C; ++c) {
+        float* r = X + c * T + t0;
+        const __m512 v = _mm512_mul_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, r), mean), inv);
+        _mm512_mask_storeu_ps(r, m, gamma ? _mm512_fmadd_ps(v, _mm512_set1_ps(gamma[c]), _mm512_set1_ps(beta[c])) : v);
+      }
+#else
+      for (int64_t t = t0; t < t0 + n; ++t) {
+        float sum = 0, sq = 0;
+        for (int64_t c = 0; c < C; ++c) sum += X[c * T + t];
+        const float mean = sum * inv_c;
+        for (int64_t c = 0; c < C; ++c) sq += (X[c * T + t] - mean) * (X[c * T + t] - mean);
+        const float inv = 1.0f / std::sqrt(sq * inv_c + eps);
+        for (int64_t c = 0; c < C; ++c) {
+          const float v = (X[c * T + t] - mean) * inv;
+          X[c * T + t] = gamma ? v * gamma[c] + beta[c] : v;
+        }
+      }
+#endif
+    }
+  });
 }
 
 void layer_norm_rows(Tensor& x, const float* gamma, const float* beta, float eps) {

@@ -39,6 +39,10 @@ class ScopedLinearRowsBaseline {
 // (fp32); other strides to im2col.
 void conv1d(const Tensor& x, const TensorView& w, const TensorView* bias, int stride, int padding, int dilation,
             Tensor& y);
+// The Winograd transform conv1d takes (stride 1) for `in` -> `out` channels, k taps and t_out output columns at
+// the kernel precision in force, or nullptr when it takes another form.
+struct WinogradTransform;
+const WinogradTransform* conv1d_winograd_for(int64_t in, int64_t out, int64_t k, int64_t t_out, int dilation);
 // conv1d with stride 1 and a "same" shape (w [C, C, k], output as long as x), written over x: on the Winograd
 // path without a second full-length tensor (conv1d_winograd_in_place), else through a temporary. The same
 // result as conv1d.

@@ -155,6 +155,7 @@ StreamEngineStats StreamEngine::stats() const {
   s.slices = slices_.load();
   s.early_starts = early_starts_.load();
   s.preroll_holds = preroll_holds_.load();
+  s.tokens_ahead = tokens_ahead_.load();
   s.samples_vocoded = audio_.write_position();
   s.preroll_holding = hold_from_.load() != kNoHold;
   s.preroll_release_at_ns = release_at_ns_.load();
@@ -408,7 +409,8 @@ void StreamEngine::speak_text(uint64_t id, uint64_t generation, const std::strin
       // A segment that will start early (slice mode, stream_engine_early.cpp) leaves its F0 and energy curves
       // to the vocoder worker: its first frames come before them, from the shared prosody features.
       Tensor shared;
-      acoustic.forward_text(ids, style, voice_options.speed * static_cast<float>(seg.rate), feats, shared);
+      acoustic.forward_text(ids, style, voice_options.speed * static_cast<float>(seg.rate), feats, shared, nullptr,
+                            &progress.text_prefix);
       if (!starts_early(feats.frames())) {
         acoustic.forward_curves(shared, style, feats);
         shared = Tensor();

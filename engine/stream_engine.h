@@ -103,6 +103,7 @@ struct StreamEngineStats {
   uint64_t slices = 0;                 // generator slices (slice mode)
   uint64_t early_starts = 0;           // segments that started early (slice mode; StreamOptions::early_predictor)
   uint64_t preroll_holds = 0;          // exact mode: utterances whose vocoded audio waited for the pre-roll rule
+  uint64_t tokens_ahead = 0;           // streamed text: text encoder columns computed before their sentence ended
   // For tests of the pre-roll: audio samples vocoded so far (the audio ring's write position), whether a
   // hold is set (also a barge-in's leftover, until the next utterance replaces it) and its release time
   // (the pre-roll clock's nanoseconds; INT64_MAX: not before a decision of the vocoder worker).
@@ -213,12 +214,19 @@ class StreamEngine {
   struct TextProgress {
     bool first_segment = true;
     double silent_run = 0;
+    // Text that streams in: the text encoder's columns of the sentence still arriving (extend_text_prefix),
+    // and the bytes of its text they were computed from.
+    TextEncoderPrefix text_prefix;
+    size_t text_prefix_bytes = 0;
   };
   // `base`: the text's offset in the utterance's text (events carry offsets in the whole text);
   // `more_follows`: more of the utterance is known to come after this text.
   void speak_text(uint64_t id, uint64_t generation, const std::string& text, const UtteranceSettings& settings,
                   TextProgress& progress, size_t base = 0, bool more_follows = false);
   void speak_stream(uint64_t id, uint64_t generation, const UtteranceSettings& settings);  // stream_engine_text_in.cpp
+  // While a streamed sentence's text is awaited: its text encoder columns from the words so far.
+  void extend_text_prefix(uint64_t id, uint64_t generation, std::string_view pending, const Frontend& frontend,
+                          TextProgress& progress);
   // The streamed text's clock (StreamOptions::text_clock_ns, else steady_now_ns).
   int64_t text_now_ns() const {
     return options_.text_clock_ns ? options_.text_clock_ns->load(std::memory_order_acquire) : steady_now_ns();
@@ -317,7 +325,7 @@ class StreamEngine {
   std::atomic<bool> acoustic_waiting_{false};
   std::atomic<uint64_t> frames_vocoded_{0};  // frames the vocoder worker has taken from the ring (whole segments)
   std::atomic<uint64_t> frames_produced_{0}, text_bytes_{0}, max_frames_queued_{0}, max_audio_queued_{0},
-      samples_to_sink_{0}, chunks_{0}, flushes_{0}, first_segment_holds_{0};
+      samples_to_sink_{0}, chunks_{0}, flushes_{0}, first_segment_holds_{0}, tokens_ahead_{0};
 
   std::unique_ptr<StreamDecoder> stream_decoder_;  // slice mode; used by the vocoder worker only
   // Exact mode (stream_engine_preroll.cpp) and slice mode (stream_engine_slices.cpp): false when the

@@ -52,6 +52,8 @@ class SentenceFeed {
   // Whether the text not taken yet has more than white space.
   bool pending_text() const;
   size_t pending_bytes() const { return pending_.size(); }
+  // The text not taken yet (the start of the sentence still arriving).
+  std::string_view pending() const { return pending_; }
 
  private:
   Sentence take(size_t bytes);

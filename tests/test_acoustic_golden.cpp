@@ -9,6 +9,7 @@
 
 #include <cstring>
 #include <memory>
+#include <random>
 #include <thread>
 
 #include "acoustic/acoustic_model.h"
@@ -225,6 +226,62 @@ TEST_P(AcousticGolden, AlbertInBf16IsTheSameOnEveryThread) {
       EXPECT_EQ(0, std::memcmp(other.data(), reference.data(), sizeof(float) * static_cast<size_t>(other.numel())))
           << g.name() << ", " << precision_name(p) << ": thread " << t << " computed other bits";
     }
+  }
+}
+
+// Text that streams in: the text encoder's columns computed from the start of a sentence before its end
+// (TextEncoder::extend), then the sentence whole, give the bits of the sentence computed whole, however the
+// start was cut and whatever it held past the final tokens; and the columns are really reused.
+TEST(TextEncoderPrefix, ColumnsComputedAheadGiveTheBitsOfTheWhole) {
+  const Fixture& f = fixture();
+  ASSERT_TRUE(f.model) << f.error;
+  std::vector<Precision> precisions{Precision::fp32};
+  if (bf16_supported()) precisions.push_back(Precision::bf16);
+  if (int8_precision_supported()) precisions.push_back(Precision::int8);
+  std::mt19937 rng(11);
+  const int64_t vocab = f.model->config().at("n_token");
+  auto random_ids = [&](int64_t n) {
+    std::vector<int64_t> ids(static_cast<size_t>(n));
+    for (int64_t& id : ids) id = 1 + static_cast<int64_t>(rng() % static_cast<unsigned>(vocab - 1));
+    return ids;
+  };
+  for (const Precision p : precisions) {
+    const ScopedKernelPrecision scope(p);
+    int reused_sentences = 0;
+    for (const int64_t T : {20, 63, 64, 65, 130, 363, 512}) {
+      std::vector<int64_t> ids = random_ids(T);
+      ids.front() = ids.back() = 0;
+      Tensor whole;
+      f.text->forward(ids, whole);
+      // Schedules: word-sized steps; steps whose last tokens were guessed wrong; one look at a longer start.
+      for (int schedule = 0; schedule < 3; ++schedule) {
+        TextEncoderPrefix prefix;
+        for (int64_t n = 1; n < T; n += 3 + static_cast<int64_t>(rng() % 7)) {
+          std::vector<int64_t> start(ids.begin(), ids.begin() + n);
+          if (schedule == 1 && n > 4)
+            for (int64_t i = n - 4; i < n; ++i) start[static_cast<size_t>(i)] = 1 + (start[static_cast<size_t>(i)] % (vocab - 1));
+          f.text->extend(start, prefix);
+        }
+        if (schedule == 2) {
+          std::vector<int64_t> longer = ids;
+          longer.back() = 5;
+          for (int i = 0; i < 20; ++i) longer.push_back(7);
+          f.text->extend(longer, prefix);
+        }
+        Tensor got;
+        f.text->forward(ids, got, &prefix);
+        ASSERT_EQ(got.shape(), whole.shape());
+        EXPECT_EQ(0, std::memcmp(got.data(), whole.data(), sizeof(float) * static_cast<size_t>(whole.numel())))
+            << precision_name(p) << ", " << T << " tokens, schedule " << schedule << ": other bits than the whole";
+        if (!prefix.valid.empty() && prefix.valid.back() >= T / 2) ++reused_sentences;
+      }
+    }
+    // Sentences of 64 tokens and more take the tiled form in bf16 and int8: their columns were computed ahead.
+    // fp32 computes nothing ahead (its products' sums depend on the rows computed together).
+    if (p == Precision::fp32)
+      EXPECT_EQ(reused_sentences, 0) << "fp32 computed columns ahead";
+    else
+      EXPECT_GE(reused_sentences, 12) << precision_name(p) << ": the prefix computed nothing";
   }
 }
 

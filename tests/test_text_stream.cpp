@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/precision.h"
 #include "tests/shared_model.h"
 #include "tests/stream_engine_support.h"
 
@@ -151,6 +152,42 @@ TEST(TextStream, PiecewiseEqualsWholeExact) { expect_piecewise_equals_whole(Synt
 
 // Exact mode vocodes whole segments as the offline path does: the streamed audio is the offline synthesis of
 // each sentence segmented on its own.
+// A long sentence whose words come one by one: its text encoder columns are computed before its last word
+// (acoustic/text_encoder.h), and its audio is still that of the sentence given at once.
+TEST(TextStream, ALongSentenceComputedAheadSoundsAsGivenAtOnce) {
+  REQUIRE_MODEL(m);
+  if (!bf16_supported()) GTEST_SKIP() << "this CPU has no AVX512-BF16: columns are computed ahead in bf16's tiles only";
+  Watchdog dog(600);
+  // The programs' precision (the library's default, fp32, computes nothing ahead), for this test only.
+  struct PrecisionScope {
+    Precision saved = precision();
+    PrecisionScope() { set_precision(recommended_precision()); }
+    ~PrecisionScope() { set_precision(saved); }
+  } precision_scope;
+  const std::string text =
+      "The old lighthouse keeper climbed the narrow spiral stairs every evening at dusk, carrying a lantern, a "
+      "flask of tea and a battered notebook full of the ships he had seen.";
+  const std::vector<float> whole = streamed(*m, SynthesisMode::slice, text, {}, 0);
+  ASSERT_GT(whole.size(), 24000u * 5);
+  Session s(*m, SynthesisMode::slice);
+  const uint64_t id = s.engine->begin_text();
+  const size_t last_word = text.rfind(' ') + 1;
+  size_t at = 0;
+  for (size_t cut : word_cuts(text)) {
+    if (cut > last_word) break;
+    ASSERT_TRUE(s.engine->append_text(id, std::string_view(text).substr(at, cut - at)));
+    at = cut;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  // The worker computes ahead while the last word is awaited (bounded: a stalled machine fails by the watchdog).
+  EXPECT_TRUE(wait_until(120, [&] { return s.engine->stats().tokens_ahead >= 64; }))
+      << "columns computed ahead: " << s.engine->stats().tokens_ahead;
+  ASSERT_TRUE(s.engine->append_text(id, std::string_view(text).substr(at)));
+  ASSERT_TRUE(s.engine->end_text(id));
+  ASSERT_TRUE(s.engine->wait_idle(kWait));
+  EXPECT_EQ(s.sink.audio(), whole) << "the sentence computed ahead sounds other than given at once";
+}
+
 TEST(TextStream, ExactAudioIsEachSentenceOnItsOwn) {
   REQUIRE_MODEL(m);
   Watchdog dog(600);
