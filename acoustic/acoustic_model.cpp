@@ -52,7 +52,7 @@ void AcousticModel::extend_text_prefix(const std::vector<int64_t>& ids, TextEnco
 }
 
 void AcousticModel::forward_text(const std::vector<int64_t>& ids, const float* style, float speed, AlignedFeatures& out,
-                                 Tensor& shared, const Trace* t, const TextEncoderPrefix* text_prefix) const {
+                                 Tensor& shared, const Trace* t, TextEncoderPrefix* text_prefix) const {
   if (ids.empty()) throw Error("no tokens to synthesize");
   if (static_cast<int64_t>(ids.size()) > max_tokens())
     throw Error(std::to_string(ids.size()) + " tokens exceed the model's context of " + std::to_string(max_tokens()) +

@@ -32,9 +32,9 @@ class AcousticModel {
   // empty) and the shared BiLSTM's output [hidden, F] they come from; then the curves. Slice mode's early start
   // (engine/stream_engine_early.cpp) runs the curves' first frames in between.
   // text_prefix (optional): the text encoder's columns computed while the sentence's text streamed in
-  // (extend_text_prefix); the same result as without.
+  // (extend_text_prefix), completed here to the sentence; the same result as without.
   void forward_text(const std::vector<int64_t>& ids, const float* style, float speed, AlignedFeatures& out,
-                    Tensor& shared, const Trace* trace = nullptr, const TextEncoderPrefix* text_prefix = nullptr) const;
+                    Tensor& shared, const Trace* trace = nullptr, TextEncoderPrefix* text_prefix = nullptr) const;
   // Text that streams in: what the text encoder can compute of a sentence from the start of its tokens
   // (with the opening boundary token, without the closing one) before the rest arrives (TextEncoder::extend).
   void extend_text_prefix(const std::vector<int64_t>& ids, TextEncoderPrefix& prefix) const;

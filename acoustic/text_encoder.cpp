@@ -58,19 +58,18 @@ int64_t TextEncoder::determined_columns(int64_t known) const {
   return known + P - R < 0 ? 0 : ((known + P - R) / tr.m + 1) * tr.m;
 }
 
-void TextEncoder::layer_columns(const Layer& l, const float* in, int64_t known, int64_t T, int64_t t0, int64_t t1,
-                                float* out) const {
+void TextEncoder::layer_columns(const Layer& l, const float* in, int64_t in_first, int64_t known, int64_t T,
+                                int64_t t0, int64_t t1, float* out) const {
   const WinogradTransform& tr = *winograd_for_kernel(kernel_);
   const int64_t C = channels_, groups = (kernel_ + tr.r - 1) / tr.r, P = (kernel_ - 1) / 2;
   const int64_t R = tr.alpha + (groups - 1) * tr.m, tiles = (t1 - t0 + tr.m - 1) / tr.m;
-  if (t0 % tr.m != 0 || t1 <= t0) throw Error("text encoder: columns [" + std::to_string(t0) + ", " + std::to_string(t1) + ") (internal)");
   // The window every tile reads, as the whole computation sees it: zero before the first token and from T on.
   const int64_t width = (tiles - 1) * tr.m + R, first = t0 - P, end = T < 0 ? known : std::min(known, T);
-  if (first + width > end && T < 0) throw Error("text encoder: a tile reads unknown tokens (internal)");
-  if (T >= 0 && known < std::min(first + width, T)) throw Error("text encoder: a tile reads unknown tokens (internal)");
+  if (t0 % tr.m != 0 || t1 <= t0 || std::max<int64_t>(first, 0) < in_first || (T < 0 ? first + width > known : known < T))
+    throw Error("text encoder: columns [" + std::to_string(t0) + ", " + std::to_string(t1) + ") read unknown tokens (internal)");
   Tensor x({C, width}), y;  // zero-filled
   for (int64_t j = std::max<int64_t>(0, -first); j < width && first + j < end; ++j)
-    for (int64_t c = 0; c < C; ++c) x[c * width + j] = in[(first + j) * C + c];
+    for (int64_t c = 0; c < C; ++c) x[c * width + j] = in[(first + j - in_first) * C + c];
   // No padding: the window holds the zeros the whole computation pads with.
   conv1d_winograd(x, l.w, &l.b, 0, 1, tr, y);
   layer_norm_channels(y, l.gamma.data, l.beta.data, 1e-5f);
@@ -80,61 +79,54 @@ void TextEncoder::layer_columns(const Layer& l, const float* in, int64_t known, 
     for (int64_t c = 0; c < C; ++c) out[t * C + c] = y[c * Y + t];
 }
 
-void TextEncoder::embed(const std::vector<int64_t>& ids, int64_t from, std::vector<float>& rows) const {
-  rows.resize(ids.size() * static_cast<size_t>(channels_));
-  for (size_t t = static_cast<size_t>(from); t < ids.size(); ++t) {
-    if (ids[t] < 0 || ids[t] >= vocab_) throw Error("token id " + std::to_string(ids[t]) + " out of range");
-    std::copy_n(embedding_.data + ids[t] * channels_, channels_, rows.data() + t * channels_);
-  }
-}
-
-void TextEncoder::extend(const std::vector<int64_t>& ids, TextEncoderPrefix& p) const {
-  const int64_t n = static_cast<int64_t>(ids.size()), C = channels_;
-  if (!computed_in_tiles(std::max<int64_t>(n, 1))) return;
-  if (p.layers.size() != cnn_.size()) {
+void TextEncoder::complete(const std::vector<int64_t>& ids, int64_t T, TextEncoderPrefix& p) const {
+  const int64_t n = static_cast<int64_t>(ids.size()), C = channels_, P = (kernel_ - 1) / 2;
+  if (p.layers.size() != cnn_.size() || p.valid.size() != cnn_.size()) {
     p.clear();
     p.layers.resize(cnn_.size());
     p.valid.assign(cnn_.size(), 0);
   }
-  std::vector<float> embedded;
-  embed(ids, 0, embedded);
-  int64_t same = common_start(p.ids, ids), known = n;  // the layer's input: rows unchanged, rows known
-  const float* in = embedded.data();
+  // Per layer: the columns kept (they read only tokens that are the same) and the columns now determined.
+  std::vector<int64_t> keep(cnn_.size()), now(cnn_.size());
+  int64_t same = common_start(p.ids, ids), known = n;
   for (size_t l = 0; l < cnn_.size(); ++l) {
-    const int64_t keep = std::min(p.valid[l], determined_columns(same));
-    const int64_t now = determined_columns(known);
+    keep[l] = std::min({p.valid[l], determined_columns(same), static_cast<int64_t>(p.layers[l].size()) / C});
+    now[l] = T < 0 ? std::max(keep[l], determined_columns(known)) : T;
+    same = keep[l];
+    known = now[l];
+  }
+  // The first layer reads the embedding from the first column it recomputes, on.
+  const int64_t from = std::max<int64_t>(0, keep[0] - P);
+  std::vector<float> embedded(static_cast<size_t>((n - from) * C));
+  for (int64_t t = from; t < n; ++t) {
+    if (ids[t] < 0 || ids[t] >= vocab_) throw Error("token id " + std::to_string(ids[t]) + " out of range");
+    std::copy_n(embedding_.data + ids[t] * C, C, embedded.data() + (t - from) * C);
+  }
+  const float* in = embedded.data();
+  int64_t in_first = from, in_known = n;
+  for (size_t l = 0; l < cnn_.size(); ++l) {
     std::vector<float>& out = p.layers[l];
-    out.resize(static_cast<size_t>(std::max(keep, now) * C));
-    if (now > keep) layer_columns(cnn_[l], in, known, -1, keep, now, out.data() + keep * C);
-    p.valid[l] = std::max(keep, now);
-    same = keep;
-    known = p.valid[l];
+    out.resize(static_cast<size_t>(now[l] * C));
+    if (now[l] > keep[l]) layer_columns(cnn_[l], in, in_first, in_known, T, keep[l], now[l], out.data() + keep[l] * C);
+    p.valid[l] = now[l];
     in = out.data();
+    in_first = 0;
+    in_known = now[l];
   }
   p.ids = ids;
 }
 
-void TextEncoder::forward(const std::vector<int64_t>& ids, Tensor& t_en, const TextEncoderPrefix* prefix) const {
+void TextEncoder::extend(const std::vector<int64_t>& ids, TextEncoderPrefix& p) const {
+  if (computed_in_tiles(std::max<int64_t>(static_cast<int64_t>(ids.size()), 1))) complete(ids, -1, p);
+}
+
+void TextEncoder::forward(const std::vector<int64_t>& ids, Tensor& t_en, TextEncoderPrefix* prefix) const {
   const int64_t T = static_cast<int64_t>(ids.size()), C = channels_;
   Tensor rows({T, C}), out;
-  const bool reuse = prefix && prefix->layers.size() == cnn_.size() && prefix->valid.size() == cnn_.size() && T > 0 &&
-                     computed_in_tiles(T);
-  if (reuse) {
-    std::vector<float> embedded, a, b;
-    embed(ids, 0, embedded);
-    const float* in = embedded.data();
-    int64_t same = common_start(prefix->ids, ids);
-    for (size_t l = 0; l < cnn_.size(); ++l) {
-      const int64_t keep = std::min({prefix->valid[l], determined_columns(same),
-                                     static_cast<int64_t>(prefix->layers[l].size()) / C});
-      std::vector<float>& o = l % 2 == 0 ? a : b;
-      o.resize(static_cast<size_t>(T * C));
-      std::copy_n(prefix->layers[l].data(), keep * C, o.data());
-      if (keep < T) layer_columns(cnn_[l], in, T, T, keep, T, o.data() + keep * C);
-      same = keep;
-      in = o.data();
-    }
-    std::copy_n(in, T * C, rows.data());
+  // Without columns computed ahead the whole computation is the faster of the two (no windows to copy).
+  if (prefix && !prefix->valid.empty() && prefix->valid.front() > 0 && T > 0 && computed_in_tiles(T)) {
+    complete(ids, T, *prefix);
+    std::copy_n(prefix->layers.back().data(), T * C, rows.data());
   } else {
     Tensor x({C, T}), y;
     for (int64_t t = 0; t < T; ++t) {

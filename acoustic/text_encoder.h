@@ -16,7 +16,7 @@
 namespace kokoro {
 
 // What extend() computed of a sentence's convolutions from the tokens known so far. Any tokens may be
-// given: forward() uses only the columns that read tokens equal to the final ones.
+// given: only the columns that read tokens equal to the final ones are kept.
 struct TextEncoderPrefix {
   std::vector<int64_t> ids;                // the tokens the columns were computed from
   std::vector<std::vector<float>> layers;  // per convolution layer: its output columns [0, valid), [t][C]
@@ -27,8 +27,9 @@ struct TextEncoderPrefix {
 class TextEncoder {
  public:
   explicit TextEncoder(std::shared_ptr<const ModelFile> model);
-  // prefix (optional): columns computed before the sentence was complete (see above).
-  void forward(const std::vector<int64_t>& ids, Tensor& t_en, const TextEncoderPrefix* prefix = nullptr) const;
+  // prefix (optional): the columns computed while the sentence's text streamed in (see above); when it has
+  // any, it is completed to the whole sentence here (its columns are those of `ids` afterwards).
+  void forward(const std::vector<int64_t>& ids, Tensor& t_en, TextEncoderPrefix* prefix = nullptr) const;
   // Computes in `prefix` the convolution columns that `ids` (the start of a sentence still arriving, without
   // its end token) determine; the columns already there for an unchanged start are kept. Nothing when the
   // convolutions take a form whose columns depend on the sentence's length (short sentences, fp32).
@@ -40,15 +41,15 @@ class TextEncoder {
   };
   // Whether the convolutions over T tokens take the Winograd form: the one computed in pieces.
   bool computed_in_tiles(int64_t T) const;
-  // Output columns [t0, t1) of layer l (convolution, layer norm, LeakyReLU) into out ([t][C], from t0) from
-  // its input `in` ([t][C]), whose rows [0, known) are given and which is zero from row T on (T: the
-  // sentence's length, or -1 while unknown). t0 is a multiple of the tile; every input the tiles read must
-  // be known or past T.
-  void layer_columns(const Layer& l, const float* in, int64_t known, int64_t T, int64_t t0, int64_t t1,
-                     float* out) const;
   // Output columns of a layer that inputs [0, known) determine (whole tiles reading no further).
   int64_t determined_columns(int64_t known) const;
-  void embed(const std::vector<int64_t>& ids, int64_t from, std::vector<float>& rows) const;
+  // Output columns [t0, t1) of layer l (convolution, layer norm, LeakyReLU) into out ([t][C], from t0) from its
+  // input `in` ([t][C], its first row being row in_first), whose rows up to `known` are given and which is
+  // zero from row T on (T: the sentence's length, or -1 while it is unknown). t0 is a multiple of the tile.
+  void layer_columns(const Layer& l, const float* in, int64_t in_first, int64_t known, int64_t T, int64_t t0,
+                     int64_t t1, float* out) const;
+  // The columns of `prefix` that ids determine (T = -1: the sentence goes on) or, T = ids.size(), all of them.
+  void complete(const std::vector<int64_t>& ids, int64_t T, TextEncoderPrefix& prefix) const;
 
   std::shared_ptr<const ModelFile> model_;
   int64_t channels_, kernel_, vocab_;

@@ -49,6 +49,12 @@ std::vector<float, Eigen::aligned_allocator<float>>& weight_scratch() {
 }
 
 constexpr int64_t kChunkOutputs = 2048;  // outputs per task: V and M stay within L2 at 128-256 channels
+// Up to this many tiles, from 256 output channels: one chunk, its products split over the channels. Measured
+// (bf16, 2 threads, the model's weights, medians of 61 calls, alternated runs): 512 channels over 5 and 10 tiles
+// 0.17 / 0.20 ms against 0.28 / 0.29; 256 channels at dilation 3 over 9 tiles 0.15-0.19 against 0.21-0.23, at
+// dilation 5 over 6 tiles 0.28-0.36 against 0.46-0.47; over 13-16 tiles the chunks were faster (0.060-0.069
+// against 0.072-0.093).
+constexpr int64_t kFewTiles = 10;
 
 // Per-thread scratch sized for the current call: grown when too small, and given back when more than twice
 // what the call needs (kKeptSlackBytes and more), so that what a larger convolution needed is not held
@@ -312,9 +318,16 @@ void winograd_conv(const Tensor& x, const TensorView& w, const TensorView* bias,
 
   const int64_t span = static_cast<int64_t>(m) * d;  // outputs covered by one tile index b (all phases)
   const int64_t nb = (t_out + span - 1) / span;
+  // A few tiles (a streamed sentence's last text encoder columns, acoustic/text_encoder.h): one chunk whose
+  // products are split over the output channels instead. Chunks of a tile or two each read all of U (7 MB
+  // in bf16 for the text encoder's 512 channels), where a share of the channels reads its share once. Each
+  // element is the same sum either way (core/bf16_gemm.h: a row's sums do not depend on the rows or
+  // columns computed with it).
+  const bool split_channels = bf16 && y && nb <= kFewTiles && num_threads() > 1 && co >= 256;
   // Chunks: at most kChunkOutputs outputs each, and at least two per thread when the input allows.
-  const int64_t per_chunk = std::clamp<int64_t>((nb + 2 * num_threads() - 1) / (2 * num_threads()), 1,
-                                                std::max<int64_t>(1, kChunkOutputs / span));
+  const int64_t per_chunk = split_channels ? nb
+                                           : std::clamp<int64_t>((nb + 2 * num_threads() - 1) / (2 * num_threads()), 1,
+                                                                 std::max<int64_t>(1, kChunkOutputs / span));
   const int64_t chunks = (nb + per_chunk - 1) / per_chunk;
   const float* X = x.data();
   // Scratch sizes of the largest chunk (n = per_chunk), asked for by every chunk (see fitted()).
@@ -361,6 +374,7 @@ void winograd_conv(const Tensor& x, const TensorView& w, const TensorView* bias,
     float* M = fitted(s.m, m_size);
     const int64_t gemm_rows = rows - (groups - 1);
     for (int p = 0; p < alpha; ++p) {
+      if (bf16 && split_channels) continue;  // below, all points at once
       if (bf16) {
         gemm_bf16(Vb + p * rows * ci, ci, gemm_rows, gci, Ub.data + p * ub_per_point, co, M + p * rows * co, co);
         continue;
@@ -376,6 +390,16 @@ void winograd_conv(const Tensor& x, const TensorView& w, const TensorView* bias,
         vin = w;
       }
       onednn_matmul_f32(vin, gemm_rows, gci, U + p * gci * co, co, nullptr, co, M + p * rows * co, co);
+    }
+    if (split_channels) {
+      // Per point, panels of 16 output channels (packed B's panels are contiguous: pairs * 32 elements each).
+      const int64_t panels = co / 16, parts = std::min<int64_t>(panels, 2 * num_threads());
+      parallel_for(alpha * parts, [&](int64_t task) {
+        const int64_t p = task / parts, part = task % parts;
+        const int64_t q0 = panels * part / parts, q1 = panels * (part + 1) / parts;
+        gemm_bf16(Vb + p * rows * ci, ci, gemm_rows, gci, Ub.data + p * ub_per_point + q0 * (gci / 2) * 32,
+                  16 * (q1 - q0), M + p * rows * co + 16 * q0, co);
+      });
     }
     // 4. Output transform into a time-major block (rows past t_out land in spare rows), then transposed
     //    straight into y's columns [t0, t1) and the bias added there.
@@ -395,6 +419,7 @@ void winograd_conv(const Tensor& x, const TensorView& w, const TensorView* bias,
         for (int64_t t = 0; t < t1 - t0; ++t) yr[t] += bo;
       }
   };
+  if (split_channels) return compute_chunk(0, y->data(), t_out, 0);  // on this thread: its products in parallel
   if (y) {
     parallel_for(chunks, [&](int64_t c) { compute_chunk(c, y->data(), t_out, 0); });
     return;

@@ -151,9 +151,9 @@ void StreamEngine::speak_stream(uint64_t id, uint64_t generation, const Utteranc
     // A segment is the utterance's last as far as this worker knows when no text is waiting after it (exact
     // mode's pre-roll then releases the audio instead of waiting for segments that may never come).
     auto speak = [&](const SentenceFeed::Sentence& s) {
-      speak_text(id, generation, s.text, settings, progress, s.offset, feed.pending_text());
       if (!progress.text_prefix.valid.empty())
-        spdlog::debug("text encoder: {} tokens computed ahead", progress.text_prefix.valid.back());
+        spdlog::debug("text encoder: {} columns computed ahead", progress.text_prefix.valid.back());
+      speak_text(id, generation, s.text, settings, progress, s.offset, feed.pending_text());
       progress.text_prefix.clear();  // its sentence is spoken
       progress.text_prefix_bytes = 0;
       spoke = true;

@@ -248,6 +248,33 @@ TEST(Winograd, InPlaceEqualsOutOfPlaceBitForBit) {
   set_num_threads(saved_threads);
 }
 
+// bf16: a convolution of a few tiles splits its products over the output channels on two threads, a longer
+// one over chunks of tiles; one thread computes every tile in chunks. The same bits in all three: a streamed
+// sentence's text encoder columns computed in windows of a few tiles must equal the whole's
+// (acoustic/text_encoder.h).
+TEST(Winograd, Bf16SumsDoNotDependOnHowTheWorkIsSplit) {
+  if (!bf16_supported()) GTEST_SKIP() << "this CPU has no AVX512-BF16: the bf16 Winograd products cannot run here";
+  const Case cases[] = {{512, 512, 5, 20, 1, 2},  {512, 512, 5, 37, 1, 2},  {256, 256, 7, 100, 3, 9},
+                        {256, 256, 11, 120, 5, 25}, {256, 256, 3, 400, 1, 1}, {512, 512, 5, 363, 1, 2}};
+  const int saved_threads = num_threads();
+  set_precision(Precision::bf16_all);
+  for (const Case& c : cases) {
+    const Data d = make(c, 9);
+    const WinogradTransform& tr = *winograd_for_kernel(c.k);
+    Tensor one, two;
+    set_num_threads(1);
+    conv1d_winograd(d.x, d.wv, &d.bv, c.padding, c.dilation, tr, one);
+    set_num_threads(2);
+    conv1d_winograd(d.x, d.wv, &d.bv, c.padding, c.dilation, tr, two);
+    ASSERT_EQ(one.shape(), two.shape());
+    int64_t differ = 0;
+    for (int64_t i = 0; i < one.numel(); ++i) differ += one[i] != two[i];
+    EXPECT_EQ(differ, 0) << c.co << " channels, k " << c.k << " d " << c.dilation << " T " << c.T;
+  }
+  set_precision(Precision::fp32);
+  set_num_threads(saved_threads);
+}
+
 // fp32 transforms a model's weights once (core/weight_cache.h), not on every call: the same output bit for bit,
 // one cache entry per weight, and none for weights outside a registered region.
 TEST(Winograd, Fp32WeightsTransformedOncePerRegionWithTheSameOutput) {
