@@ -9,9 +9,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "acoustic/text_encoder.h"
+#include "bench/gemm_peak.h"
 #include "core/assets.h"
 #include "core/model_file.h"
 #include "core/parallel.h"
@@ -48,8 +50,11 @@ int main(int argc, char** argv) {
     const ScopedKernelPrecision kernels(p == Precision::int8       ? Precision::int8
                                         : p == Precision::bf16_all ? Precision::bf16
                                                                    : Precision::fp32);
-    std::printf("precision %s, %d threads; words of 6 tokens, the last of %d\n", precision_name(precision()),
-                num_threads(), last);
+    const bench::GemmPeak peak = bench::measure_gemm_peak(num_threads());  // the machine's speed in this run
+    std::printf("precision %s, %d threads, GEMM peak %.1f GFLOP/s on 1 thread, %.1f on %d; words of 6 tokens, the "
+                "last of %d\n%s",
+                precision_name(precision()), num_threads(), peak.gflops_1, peak.gflops_n, peak.threads, last,
+                bench::contended_warning(peak).c_str());
     for (const int T : lengths) {
       std::vector<int64_t> ids(static_cast<size_t>(T));
       for (int i = 0; i < T; ++i) ids[static_cast<size_t>(i)] = i == 0 || i == T - 1 ? 0 : 1 + (i * 37) % 170;
