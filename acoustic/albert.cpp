@@ -142,8 +142,8 @@ void Albert::forward(const std::vector<int64_t>& ids, Tensor& out) const {
     throw Error("ALBERT input of " + std::to_string(T) + " tokens (1.." + std::to_string(max_pos_) + ")");
   std::unique_lock<std::mutex> kept(kept_->mutex, std::try_to_lock);
   Workspace own;
-  Workspace& w = kept.owns_lock() ? kept_->w : own;
-  Tensor& e = w.e;
+  Workspace& ws = kept.owns_lock() ? kept_->w : own;
+  Tensor& e = ws.e;
   e.resize({T, emb_});  // every value written below
   for (int64_t t = 0; t < T; ++t) {
     if (ids[t] < 0 || ids[t] >= vocab_) throw Error("token id " + std::to_string(ids[t]) + " out of range");
@@ -151,7 +151,7 @@ void Albert::forward(const std::vector<int64_t>& ids, Tensor& out) const {
       e[t * emb_ + c] = word_.data[ids[t] * emb_ + c] + pos_.data[t * emb_ + c] + type_.data[c];
   }
   layer_norm_rows(e, emb_ln_w_.data, emb_ln_b_.data, kLayerNormEps);
-  Tensor& x = w.x;
+  Tensor& x = ws.x;
   linear_rows(e, map_w_, &map_b_, x);
   // int8 (core/precision.h): the encoder layers' products in 8 bits, twice bf16's rate on AVX512-VNNI. The
   // embedding mapping (0.2 % of the multiply-adds) and the attention's own products (~7 % at 277 tokens) stay
@@ -161,11 +161,11 @@ void Albert::forward(const std::vector<int64_t>& ids, Tensor& out) const {
     if (int8) return linear_rows_int8(in, w, b, y);
     linear_rows(in, w, b, y);
   };
-  Int8Rows& xq = w.xq;  // Q, K and V read one input: quantised once
+  Int8Rows& xq = ws.xq;  // Q, K and V read one input: quantised once
 
   const int64_t hd = hidden_ / heads_;
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
-  Tensor &q = w.q, &k = w.k, &v = w.v, &ctx = w.ctx, &attn = w.attn, &f = w.f, &f2 = w.f2;
+  Tensor &q = ws.q, &k = ws.k, &v = ws.v, &ctx = ws.ctx, &attn = ws.attn, &f = ws.f, &f2 = ws.f2;
   ctx.resize({T, hidden_});  // every column written by its head
   for (int64_t layer = 0; layer < layers_; ++layer) {
     if (int8) {
@@ -203,7 +203,7 @@ void Albert::forward(const std::vector<int64_t>& ids, Tensor& out) const {
     layer_norm_rows(f2, full_ln_w_.data, full_ln_b_.data, kLayerNormEps);
     std::swap(x, f2);
   }
-  out = std::move(x);
+  out = std::move(x);  // the workspace's x is allocated again next call (the caller keeps this one)
 }
 
 }  // namespace kokoro
