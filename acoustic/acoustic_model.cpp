@@ -3,6 +3,7 @@
 #include <numeric>
 
 #include "core/error.h"
+#include "core/parallel.h"
 #include "core/precision.h"
 
 namespace kokoro {
@@ -59,6 +60,7 @@ void AcousticModel::forward_text(const std::vector<int64_t>& ids, const float* s
                 " (510 phonemes + 2 boundary tokens); split the text");
   const float* prosody_style = style + style_dim_;  // ref_s[:, 128:]
   const ScopedKernelPrecision kernels(acoustic_kernel_precision());
+  const DenseJobs dense;  // one forward pass of many short jobs on the way to first audio
   Tensor bert_dur, d_en, d, dur_sum, en, t_en;
   bert_.forward(ids, bert_dur);
   trace(t, "bert_dur", bert_dur);
@@ -95,6 +97,7 @@ void AcousticModel::forward_text(const std::vector<int64_t>& ids, const float* s
 
 void AcousticModel::forward_curves(const Tensor& shared, const float* style, AlignedFeatures& out, const Trace* t) const {
   const ScopedKernelPrecision kernels(acoustic_kernel_precision());
+  const DenseJobs dense;
   predictor_.curves_from_shared(shared, style + style_dim_, out.f0, out.n);
   trace(t, "F0_pred", out.f0);
   trace(t, "N_pred", out.n);

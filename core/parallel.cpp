@@ -24,6 +24,7 @@ int default_threads() {
 
 std::atomic<int> g_threads{default_threads()};
 thread_local bool t_inside_task = false;
+std::atomic<int> g_dense_jobs{0};  // DenseJobs alive
 
 class Pool {
  public:
@@ -74,15 +75,15 @@ class Pool {
     }
   }
 
-  // Waits up to kSpin for `ready` without sleeping. Between two jobs of a model's forward pass there are only
+  // Waits up to `limit` for `ready` without sleeping. Between two jobs of a model's forward pass there are only
   // microseconds; a thread that sleeps on the condition variable there lets its vCPU halt, and on this
   // project's VMs (cpuidle haltpoll) the poll window shrinks after a pause, so after an idle second every
   // wake-up of the pool's worker took the hypervisor's path: ALBERT on 2 threads was 47 ms back to back and
   // 70 ms after a 2 s pause (one thread: 72 and 74). The spin is bounded, so an idle pool still sleeps, and
   // yields, so that it does not hold a core another of the process's threads is waiting for.
   template <class Ready>
-  static void spin(Ready ready) {
-    const auto until = std::chrono::steady_clock::now() + kSpin;
+  static void spin(Ready ready, std::chrono::microseconds limit = kSpin) {
+    const auto until = std::chrono::steady_clock::now() + limit;
     while (!ready()) {
       for (int i = 0; i < 32; ++i) cpu_relax();
       if (std::chrono::steady_clock::now() > until) return;
@@ -95,6 +96,11 @@ class Pool {
 #endif
   }
   static constexpr std::chrono::microseconds kSpin{100};
+  // While a DenseJobs is alive. In a sentence's acoustic model that came after seconds of waiting for text,
+  // serial gaps (or the caller losing its core to another of the engine's threads for a moment) outlasted
+  // 100 us: the worker fell asleep 12-28 times in ALBERT over 363 tokens, woke slowly, and did 326-385 of its
+  // 964 tasks; with 1 ms it slept 0-2 times and did 432-478 (docs/benchmarks.md).
+  static constexpr std::chrono::microseconds kDenseSpin{1000};
 
   void loop(int index) {
     uint64_t seen = 0;
@@ -102,7 +108,8 @@ class Pool {
     for (;;) {
       if (generation_ == seen && !quit_) {
         lock.unlock();
-        spin([&] { return posted_.load(std::memory_order_acquire) != seen; });
+        spin([&] { return posted_.load(std::memory_order_acquire) != seen; },
+             g_dense_jobs.load(std::memory_order_relaxed) > 0 ? kDenseSpin : kSpin);
         lock.lock();
       }
       wake_.wait(lock, [&] { return quit_ || (generation_ != seen && open_ && index < invited_); });
@@ -160,6 +167,9 @@ Pool& pool() {
 }
 
 }  // namespace
+
+DenseJobs::DenseJobs() { g_dense_jobs.fetch_add(1, std::memory_order_relaxed); }
+DenseJobs::~DenseJobs() { g_dense_jobs.fetch_sub(1, std::memory_order_relaxed); }
 
 void set_num_threads(int n) { g_threads.store(std::max(1, n)); }
 int num_threads() { return g_threads.load(); }

@@ -30,6 +30,17 @@ void parallel_for(int64_t n, const std::function<void(int64_t)>& fn);
 void parallel_ranges(int64_t total, int64_t min_chunk, int parts,
                      const std::function<void(int64_t begin, int64_t end)>& fn);
 
+// While one is alive (on any thread), the pool's workers wait up to 1 ms for the next job before they sleep,
+// instead of 100 us: for a stretch of many jobs on the way to first audio (the acoustic model), where a worker
+// that fell asleep in a short serial gap is woken through the hypervisor and loses its share of the next jobs.
+class DenseJobs {
+ public:
+  DenseJobs();
+  ~DenseJobs();
+  DenseJobs(const DenseJobs&) = delete;
+  DenseJobs& operator=(const DenseJobs&) = delete;
+};
+
 // Products below this many multiply-adds run on the caller: waking a worker costs ~10-50 us.
 inline constexpr double kParallelMacs = 4e6;
 

@@ -101,6 +101,38 @@ TEST(Parallel, ConcurrentCallersBothComplete) {
   EXPECT_EQ(b.load(), 1600);
 }
 
+// DenseJobs only lengthens the workers' wait before they sleep: jobs issued while it is alive (from two
+// threads, each holding its own, with gaps longer than the short wait and shorter than the long one, and with
+// it ending while a worker still waits) all complete whole, and a worker still runs tasks beside the caller.
+TEST(Parallel, DenseJobsFromSeveralThreadsLeaveEveryJobWhole) {
+  ThreadsGuard g(2);
+  std::atomic<int> a{0}, b{0}, both_at_once{0};
+  auto jobs = [&](std::atomic<int>& count) {
+    for (int round = 0; round < 20; ++round) {
+      const DenseJobs dense;
+      for (int j = 0; j < 10; ++j) {
+        parallel_for(6, [&](int64_t) { count.fetch_add(1); });
+        std::this_thread::sleep_for(std::chrono::microseconds(300));
+      }
+    }
+  };
+  std::thread other([&] { jobs(a); });
+  jobs(b);
+  other.join();
+  EXPECT_EQ(a.load(), 1200);
+  EXPECT_EQ(b.load(), 1200);
+  // After the DenseJobs are gone, a job still reaches a worker (the same meeting as UsesSeveralThreadsWhenAllowed).
+  std::atomic<int> started{0};
+  parallel_for(2, [&](int64_t) {
+    started.fetch_add(1);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (started.load() < 2 && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    if (started.load() >= 2) both_at_once.fetch_add(1);
+  });
+  EXPECT_EQ(both_at_once.load(), 2) << "the two tasks never ran at the same time";
+}
+
 TEST(Parallel, RangesCoverTheWholeIntervalOnce) {
   ThreadsGuard g(2);
   for (int64_t total : {1, 5, 100, 1001}) {
