@@ -98,8 +98,8 @@ class Pool {
   static constexpr std::chrono::microseconds kSpin{100};
   // While a DenseJobs is alive. In a sentence's acoustic model that came after seconds of waiting for text,
   // serial gaps (or the caller losing its core to another of the engine's threads for a moment) outlasted
-  // 100 us: the worker fell asleep 12-28 times in ALBERT over 363 tokens, woke slowly, and did 326-385 of its
-  // 964 tasks; with 1 ms it slept 0-2 times and did 432-478 (docs/benchmarks.md).
+  // 100 us: the worker fell asleep 3-28 times in ALBERT over 363 tokens, woke slowly, and did 271-423 of its
+  // 964 tasks; with 1 ms it slept 0-2 times and did 431-479 (docs/benchmarks.md).
   static constexpr std::chrono::microseconds kDenseSpin{1000};
 
   void loop(int index) {
