@@ -4,9 +4,9 @@
 // Why not OpenMP (which would also parallelise Eigen's GEMMs): on this project's 2-core targets the audio
 // callback and the other engine stage share the cores. OpenMP's parallel GEMM synchronises many times per
 // product and its threads spin while they wait; with the second core busy, a 2-thread OpenMP run was measured
-// 5x slower than one thread (vocoder/README.md). Here workers sleep on a condition variable (no spinning) and
-// tasks are claimed one by one from a shared counter, so a worker that loses its core just claims fewer
-// tasks: a busy machine degrades to single-thread speed, never below it.
+// 5x slower than one thread (vocoder/README.md). Here workers wait briefly (100 us, yielding; 1 ms under
+// DenseJobs) and then sleep on a condition variable, and tasks are claimed one by one from a shared counter, so a
+// worker that loses its core just claims fewer tasks: a busy machine degrades to single-thread speed, never below it.
 //
 // One job runs at a time. A parallel_for issued from inside a task, or while another thread's job is running,
 // runs serially on its caller: no nesting, no blocking between engine threads.
