@@ -35,12 +35,14 @@ void gelu_new(Tensor& x) {
 
 constexpr float kLayerNormEps = 1e-12f;  // AlbertConfig.layer_norm_eps
 
-// softmax(row[0, n) * scale) in place, in three passes over packets (max; exp and sum; times 1 / sum): the
-// Eigen array expression it replaces (scale, max, exp, sum, divide) made six passes and spent ~7 % of ALBERT's
-// time on 363 tokens. `row` is packet-aligned and has `padded` >= n floats (a multiple of the packet size):
-// the columns past n are set to -inf first, so that their exp is 0 and they neither win the max nor add to
-// the sum. exp is Eigen's vectorised one (the same polynomial the array expression used on whole packets).
-void softmax_row(float* row, int64_t n, int64_t padded, float scale) {
+// softmax(row[0, n) * scale) as exp(row * scale - max) in place and the factor 1 / sum that normalises it,
+// in two passes over packets (max; exp and sum); the caller's pass that converts the row to bf16 multiplies
+// by the factor (scaled_to_bf16). The Eigen array expression this replaced (scale, max, exp, sum, divide)
+// made six passes and spent ~7 % of ALBERT's time on 363 tokens; the normalisation in a pass of its own
+// before the conversion, another ~2 %. `row` is packet-aligned and has `padded` >= n floats (a multiple of
+// the packet size): the columns past n are set to -inf first, so that their exp is 0 and they neither win
+// the max nor add to the sum. exp is Eigen's vectorised one (the polynomial the array expression used).
+float softmax_row_unnormalised(float* row, int64_t n, int64_t padded, float scale) {
   using Packet = Eigen::internal::packet_traits<float>::type;
   constexpr int64_t P = sizeof(Packet) / sizeof(float);
   namespace ei = Eigen::internal;
@@ -57,14 +59,14 @@ void softmax_row(float* row, int64_t n, int64_t padded, float scale) {
     ei::pstore(row + i, e);
     sum = ei::padd(sum, e);
   }
-  const Packet inv = ei::pset1<Packet>(1.0f / ei::predux(sum));
-  for (int64_t i = 0; i < end; i += P) ei::pstore(row + i, ei::pmul(ei::pload<Packet>(row + i), inv));
+  return 1.0f / ei::predux(sum);
 }
 
 // One head's attention in bf16 (bf16-all: core/precision.h), the two products on gemm_bf16: at 275 tokens the
 // fp32 products took a fifth of ALBERT's time. ctx[:, head] = softmax(Q K^T * scale) V, the softmax in fp32.
 // gemm_bf16 wants N a multiple of 16 and K even: K's rows are padded with zeros (their scores are not read),
-// and P's columns to an even count with zeros (they meet V's zero pad row).
+// and P's columns to an even count with zeros (they meet V's zero pad row). P's rows are the scores' padded
+// rows (Tn, a multiple of 16: converted by whole packets), of which the second product reads Tk columns.
 void attention_head_bf16(const Tensor& q, const Tensor& k, const Tensor& v, int64_t head, int64_t hd, float scale,
                          Tensor& ctx) {
   const int64_t T = q.dim(0), H = q.dim(1), Tn = (T + 15) / 16 * 16, Tk = (T + 1) / 2 * 2;
@@ -83,17 +85,23 @@ void attention_head_bf16(const Tensor& q, const Tensor& k, const Tensor& v, int6
   }
   kp.resize(static_cast<size_t>(packed_b_bf16_size(hd, Tn)));
   pack_bt_bf16(kpad.data(), hd, hd, Tn, kp.data());
-  scores.resize(static_cast<size_t>(T * Tn));
-  gemm_bf16(qb.data(), hd, T, hd, kp.data(), Tn, scores.data(), Tn);
-  pb.resize(static_cast<size_t>(T * Tk));  // every value written below (zeroing all of it was ~2 % of ALBERT)
-  for (int64_t r = 0; r < T; ++r) {
-    softmax_row(scores.data() + r * Tn, T, Tn, scale);
-    to_bf16(scores.data() + r * Tn, pb.data() + r * Tk, T);
-    if (Tk > T) pb[static_cast<size_t>(r * Tk + T)] = 0;
-  }
   vp.resize(static_cast<size_t>(packed_b_bf16_size(T, hd)));
   pack_b_bf16(v.data() + head * hd, H, T, hd, vp.data());
-  gemm_bf16(pb.data(), Tk, T, Tk, vp.data(), hd, ctx.data() + head * hd, H);
+  // Rows of queries in blocks, each through both products while its scores are in the core's L2 (the whole
+  // head's, 0.5 MB at 363 tokens, went out to L3 between the passes over them). Every output value is the
+  // same sequence of multiply-adds whatever the blocks: the same bits.
+  constexpr int64_t kRows = 48;
+  scores.resize(static_cast<size_t>(std::min(T, kRows) * Tn));
+  pb.resize(scores.size());  // every value written below (zeroing all of it was ~2 % of ALBERT)
+  for (int64_t r0 = 0; r0 < T; r0 += kRows) {
+    const int64_t rows = std::min(kRows, T - r0);
+    gemm_bf16(qb.data() + r0 * hd, hd, rows, hd, kp.data(), Tn, scores.data(), Tn);
+    for (int64_t r = 0; r < rows; ++r) {
+      float* row = scores.data() + r * Tn;
+      scaled_to_bf16(row, softmax_row_unnormalised(row, T, Tn, scale), pb.data() + r * Tn, Tn);  // 0 past T
+    }
+    gemm_bf16(pb.data(), Tn, rows, Tk, vp.data(), hd, ctx.data() + r0 * H + head * hd, H);
+  }
 }
 
 }  // namespace

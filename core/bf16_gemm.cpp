@@ -83,6 +83,19 @@ void to_bf16(const float* src, bf16_t* dst, int64_t n) {
   for (; i < n; ++i) dst[i] = round_to_bf16(src[i]);
 }
 
+void scaled_to_bf16(const float* src, float factor, bf16_t* dst, int64_t n) {
+  int64_t i = 0;
+#ifdef KOKORO_HAVE_BF16
+  if (bf16_supported()) {
+    const __m512 f = _mm512_set1_ps(factor);
+    for (; i + 16 <= n; i += 16)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i),
+                          (__m256i)_mm512_cvtneps_pbh(_mm512_mul_ps(_mm512_loadu_ps(src + i), f)));
+  }
+#endif
+  for (; i < n; ++i) dst[i] = round_to_bf16(src[i] * factor);
+}
+
 // Packing rounds each row with to_bf16 (vectorised, the same rounding as round_to_bf16) and then only moves
 // 16- or 32-bit values: a model's ~80 M weights are packed on the first sentence, on its critical path.
 void pack_b_bf16(const float* b, int64_t ldb, int64_t K, int64_t N, bf16_t* out) {

@@ -23,6 +23,10 @@ using bf16_t = uint16_t;
 
 // Round to nearest even (NaN kept quiet, denormals to zero as vcvtneps2bf16 does), n values.
 void to_bf16(const float* src, bf16_t* dst, int64_t n);
+// dst[i] = bf16(src[i] * factor): the product rounded to fp32 first, then to bf16, as a pass that stores
+// src * factor and then calls to_bf16 would give (ALBERT's softmax rows: their normalisation and their
+// conversion for the second attention product in one pass over the row).
+void scaled_to_bf16(const float* src, float factor, bf16_t* dst, int64_t n);
 // The bf16 value as fp32 (exact: bf16 is fp32's upper half). Inline: elementwise loops call it per value.
 inline float from_bf16(bf16_t v) {
   const uint32_t u = static_cast<uint32_t>(v) << 16;

@@ -99,6 +99,24 @@ TEST(Bf16, RoundsToNearestEven) {
   EXPECT_EQ(vec, one);
 }
 
+// ALBERT's softmax rows are normalised and converted in one pass: the same bits as the product stored in fp32
+// and then converted, in the vector body and the scalar tail alike, zeros (a row's padding) staying zero.
+TEST(Bf16, ScaledConversionIsTheConversionOfTheFp32Product) {
+  for (const int64_t n : {1, 15, 16, 37, 368}) {
+    auto v = randn(static_cast<size_t>(n), 7, 3.0f);
+    v[static_cast<size_t>(n - 1)] = 0.0f;
+    for (const float factor : {1.0f / 363.0f, 0.73f, 2.0f}) {
+      std::vector<float> product(v.size());
+      for (size_t i = 0; i < v.size(); ++i) product[i] = v[i] * factor;
+      std::vector<bf16_t> fused(v.size(), 0xffff), two_pass(v.size());
+      scaled_to_bf16(v.data(), factor, fused.data(), n);
+      to_bf16(product.data(), two_pass.data(), n);
+      EXPECT_EQ(fused, two_pass) << "n " << n << " factor " << factor;
+      EXPECT_EQ(fused.back(), 0) << "a zero stays +0";
+    }
+  }
+}
+
 TEST(Bf16, GemmMatchesDoublePrecisionOfRoundedInputsAndFp32WithinBf16Rounding) {
   if (!bf16_supported()) GTEST_SKIP() << "this CPU has no AVX512-BF16: the kernel cannot be checked here";
   struct Shape {
