@@ -156,18 +156,25 @@ StreamEngineStats StreamEngine::stats() const {
   s.early_starts = early_starts_.load();
   s.preroll_holds = preroll_holds_.load();
   s.tokens_ahead = tokens_ahead_.load();
+  s.naps = naps_.load();
   s.samples_vocoded = audio_.write_position();
   s.preroll_holding = hold_from_.load() != kNoHold;
   s.preroll_release_at_ns = release_at_ns_.load();
   return s;
 }
 
-void StreamEngine::nap() {
+void StreamEngine::nap(uint64_t epoch, std::chrono::nanoseconds at_most) {
   std::unique_lock<std::mutex> lock(wake_mutex_);
-  wake_cv_.wait_for(lock, std::chrono::milliseconds(2));
+  nappers_.fetch_add(1);
+  // (seq_cst, as wake()'s: either wake() sees this napper, or this look sees its new epoch.)
+  wake_cv_.wait_for(lock, std::min<std::chrono::nanoseconds>(at_most, kNapLimit), [&] { return wake_epoch_.load() != epoch; });
+  nappers_.fetch_sub(1);
+  naps_.fetch_add(1, std::memory_order_relaxed);
 }
 
 void StreamEngine::wake() {
+  wake_epoch_.fetch_add(1);
+  if (nappers_.load() == 0) return;  // nobody to notify (the output thread calls this per block of audio)
   std::lock_guard<std::mutex> lock(wake_mutex_);
   wake_cv_.notify_all();
 }
@@ -181,11 +188,12 @@ void StreamEngine::mark_first_segment(uint64_t utterance) {
 // audio. False when the utterance went stale (or the engine quits) while waiting.
 bool StreamEngine::wait_first_segment(uint64_t utterance, uint64_t generation) {
   if (first_segment_done_.load() < utterance) first_segment_holds_.fetch_add(1);
-  while (first_segment_done_.load() < utterance) {
+  for (;;) {
+    const uint64_t epoch = wake_epoch();
+    if (first_segment_done_.load() >= utterance) return true;
     if (quit_.load() || stale(generation)) return false;
-    nap();
+    nap(epoch);
   }
-  return true;
 }
 
 void StreamEngine::add_synth_seconds(uint64_t utterance, double seconds) {
@@ -236,14 +244,16 @@ bool StreamEngine::push_work(const WorkItem& item) {
   const uint64_t frames = item.segment ? static_cast<uint64_t>(item.segment->frames()) : 0;
   auto in_flight = [&] { return frames_produced_.load() - frames_vocoded_.load(); };
   // Back-pressure: the vocoder is behind (frames in flight), or the ring is full of small items.
-  while ((frames > 0 && in_flight() > 0 && in_flight() + frames > options_.frame_ring_frames) || !work_.push(item)) {
+  for (;;) {
+    const uint64_t epoch = wake_epoch();
+    if (!(frames > 0 && in_flight() > 0 && in_flight() + frames > options_.frame_ring_frames) && work_.push(item)) break;
     if (quit_.load() || stale(item.generation)) {
       acoustic_waiting_.store(false);
       delete item.segment;
       return false;
     }
     acoustic_waiting_.store(true);
-    nap();
+    nap(epoch);  // woken when the vocoder takes an item
   }
   acoustic_waiting_.store(false);
   frames_produced_.fetch_add(frames);

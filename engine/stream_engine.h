@@ -104,6 +104,7 @@ struct StreamEngineStats {
   uint64_t early_starts = 0;           // segments that started early (slice mode; StreamOptions::early_predictor)
   uint64_t preroll_holds = 0;          // exact mode: utterances whose vocoded audio waited for the pre-roll rule
   uint64_t tokens_ahead = 0;           // streamed text: text encoder columns computed before their sentence ended
+  uint64_t naps = 0;                   // times a worker or the output thread slept waiting for another (nap)
   // For tests of the pre-roll: audio samples vocoded so far (the audio ring's write position), whether a
   // hold is set (also a barge-in's leftover, until the next utterance replaces it) and its release time
   // (the pre-roll clock's nanoseconds; INT64_MAX: not before a decision of the vocoder worker).
@@ -248,7 +249,17 @@ class StreamEngine {
   bool push_audio(const float* samples, size_t n, uint64_t generation);
   bool push_event(const EventItem& e, uint64_t generation);
   bool stale(uint64_t generation) const { return generation != generation_.load(std::memory_order_acquire); }
-  void nap();
+  // How the engine's threads wait for each other (the acoustic and vocoder workers for room in a ring or for
+  // the first segment's audio, the vocoder for work, the output thread for audio, events or the pre-roll's
+  // release). A thread reads wake_epoch() before it looks at what it waits for and naps with that value; every
+  // change such a thread waits for is followed by wake(), which ends the naps begun before it, so none sleeps
+  // through the change it looked for. A nap lasts at most `at_most` (the pre-roll's release, the vocoder's
+  // idle release, a test's clock) and never more than kNapLimit, a safety net: these naps polled every 2 ms
+  // before, and an idle engine woke its two threads 1000 times a second (during a streamed sentence's acoustic
+  // model ~100 times, each taking a core from it: docs/benchmarks.md).
+  static constexpr std::chrono::milliseconds kNapLimit{50};
+  uint64_t wake_epoch() const { return wake_epoch_.load(); }
+  void nap(uint64_t epoch, std::chrono::nanoseconds at_most = kNapLimit);
   void wake();
   void add_synth_seconds(uint64_t utterance, double seconds);
   // Stage times of an utterance's report (stream_engine_stages.cpp; any thread but the output thread's
@@ -314,6 +325,9 @@ class StreamEngine {
   std::atomic<bool> quit_{false};
   std::mutex wake_mutex_;
   std::condition_variable wake_cv_;
+  std::atomic<uint64_t> wake_epoch_{0};
+  std::atomic<int> nappers_{0};  // threads in nap(): wake() takes the mutex only for them
+  std::atomic<uint64_t> naps_{0};
 
   // Vocoder worker: the segment being vocoded.
   AlignedSegment seg_;

@@ -74,6 +74,7 @@ void StreamEngine::output_loop() {
   };
 
   for (;;) {
+    const uint64_t epoch = wake_epoch();  // before looking at the rings, the generation and the hold (nap)
     if (quit_.load()) return;
     const uint64_t g = generation_.load();
     if (g != local_gen) {
@@ -90,16 +91,22 @@ void StreamEngine::output_loop() {
       report_stale();
     }
     EventItem ev{};
-    while (events_.pop(ev)) pending.push_back(ev);
+    bool took_events = false;
+    while (events_.pop(ev)) {
+      pending.push_back(ev);
+      took_events = true;
+    }
+    if (took_events) wake();  // room in the event ring: the vocoder may be waiting (push_event)
     while (!pending.empty() && pending.front().generation < local_gen) pending.pop_front();
     if (!pending.empty() && pending.front().generation > local_gen) continue;  // a barge-in we have not seen yet
     if (discarding) {
       if (pending.empty() || pending.front().kind != EventItem::utterance_start) {
-        nap();
+        nap(epoch);
         continue;
       }
       discarded += audio_.discard_until(pending.front().position);
       discarding = false;
+      wake();  // room in the audio ring (push_audio)
     }
     const uint64_t pos = audio_.read_position();
     while (!pending.empty() && pending.front().position <= pos) {
@@ -111,8 +118,10 @@ void StreamEngine::output_loop() {
     // Pre-roll (read after the ring, so that the hold stored before an utterance's audio is seen with it).
     // A hold behind the read position is a barge-in's leftover: the vocoder replaces it at its next utterance.
     if (uint64_t hold = hold_from_.load(std::memory_order_acquire); hold == pos) {
-      if (preroll_now_ns() < release_at_ns_.load(std::memory_order_acquire)) {
-        nap();
+      const int64_t now = preroll_now_ns(), release = release_at_ns_.load(std::memory_order_acquire);
+      if (now < release) {
+        // Until the release, or a new decision (preroll_decide wakes); a test's clock moves without notifying.
+        nap(epoch, options_.preroll_clock_ns ? std::chrono::nanoseconds(2'000'000) : std::chrono::nanoseconds(release - now));
         continue;
       }
       if (!hold_from_.compare_exchange_strong(hold, kNoHold)) continue;  // a new hold was set meanwhile
@@ -120,10 +129,11 @@ void StreamEngine::output_loop() {
       n = std::min<uint64_t>(n, hold - pos);
     }
     if (n == 0) {
-      nap();
+      nap(epoch);
       continue;
     }
     n = audio_.read(block.data(), n);
+    wake();  // room in the audio ring: the vocoder may be waiting (push_audio)
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (auto it = utterances_.find(current); it != utterances_.end()) {

@@ -73,6 +73,7 @@ void StreamEngine::preroll_begin(uint64_t utterance) {
   release_at_ns_.store(INT64_MAX);
   hold_from_.store(on ? audio_.write_position() : kNoHold);
   preroll_ = Preroll{on, false, utterance, audio_.write_position()};
+  wake();  // a hold the output thread may be napping on was replaced
 }
 
 void StreamEngine::preroll_release() {
@@ -135,6 +136,7 @@ void StreamEngine::preroll_apply(double need, bool may_time, const char* why) {
   }
   const bool timed = may_time && held > 0;
   release_at_ns_.store(timed ? preroll_now_ns() + static_cast<int64_t>((need - held) * 1e9) : INT64_MAX);
+  wake();  // the output thread naps until the release it saw
   if (held > 0 && !preroll_.counted) {  // audio is ready and waits
     preroll_.counted = true;
     preroll_holds_.fetch_add(1);

@@ -17,6 +17,7 @@ namespace kokoro {
 bool StreamEngine::push_audio(const float* samples, size_t n, uint64_t generation) {
   size_t done = 0;
   while (done < n) {
+    const uint64_t epoch = wake_epoch();
     if (quit_.load() || stale(generation)) return false;
     const size_t w = audio_.write(samples + done, n - done);
     done += w;
@@ -25,16 +26,18 @@ bool StreamEngine::push_audio(const float* samples, size_t n, uint64_t generatio
       wake();
     } else {
       if (preroll_.active) preroll_release();  // the ring is full of held audio: as much pre-roll as there can be
-      nap();  // back-pressure: the sink is behind (playing in real time)
+      nap(epoch);  // back-pressure: the sink is behind (playing in real time); the output thread wakes us
     }
   }
   return true;
 }
 
 bool StreamEngine::push_event(const EventItem& e, uint64_t generation) {
-  while (!events_.push(e)) {
+  for (;;) {
+    const uint64_t epoch = wake_epoch();
+    if (events_.push(e)) break;
     if (quit_.load() || stale(generation)) return false;
-    nap();
+    nap(epoch);  // the output thread wakes us when it takes events
   }
   wake();
   return true;
@@ -43,18 +46,21 @@ bool StreamEngine::push_event(const EventItem& e, uint64_t generation) {
 void StreamEngine::vocoder_loop() {
   WorkItem item{};
   for (;;) {
+    const uint64_t epoch = wake_epoch();
     if (!work_.pop(item)) {
       if (quit_.load()) return;
-      if (idle_release_due_ && Clock::now() >= *idle_release_due_) {
+      const auto now = Clock::now();
+      if (idle_release_due_ && now >= *idle_release_due_) {
         idle_release_due_.reset();
         return_idle_memory();
       }
-      nap();
+      nap(epoch, idle_release_due_ ? std::chrono::nanoseconds(*idle_release_due_ - now) : kNapLimit);
       continue;
     }
     idle_release_due_.reset();  // work again (set anew at the end of an utterance)
     std::unique_ptr<AlignedSegment> segment(item.segment);  // freed here whatever happens to it
     if (segment) frames_vocoded_.fetch_add(static_cast<uint64_t>(segment->frames()));
+    wake();  // room in the ring, fewer frames in flight: an acoustic worker may be waiting (push_work)
     if (stale(item.generation)) continue;
     EventItem e{};
     e.generation = item.generation;

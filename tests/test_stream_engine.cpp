@@ -502,6 +502,33 @@ TEST(StreamEngine, AnIdleEngineGivesTheWeightsPagesBack) {
   EXPECT_TRUE(std::equal(first.begin(), first.end(), both.begin() + static_cast<std::ptrdiff_t>(first.size())));
 }
 
+// The engine's threads wait for each other by wake-ups, not by polling: idle, the vocoder worker and the output
+// thread sleep up to StreamEngine::kNapLimit (50 ms) at a time (they napped 2 ms at a time before: ~1000 naps
+// a second, each a wake-up that took a core from a sentence's acoustic model). Then a sentence still comes out
+// whole. A loaded machine only makes the naps fewer (they last longer).
+TEST(StreamEngine, AnIdleEngineSleepsUntilThereIsWork) {
+  const Engine& e = engine();
+  ASSERT_TRUE(e.synth) << e.error;
+  Watchdog dog(180);
+  RecordingSink sink;
+  StreamEngine eng(e.synth, e.frontend, e.voice, sink, EngineVoice{1.0f, false, 0, false}, SynthesisMode::slice, {});
+  eng.say("Good morning.");
+  ASSERT_TRUE(eng.wait_idle(100 * kTimeScale));
+  const size_t first = sink.audio().size();
+  ASSERT_GT(first, 0u);
+  const uint64_t before = eng.stats().naps;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const double idle_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const uint64_t naps = eng.stats().naps - before;
+  // Two threads, each at most one nap per 50 ms, and a few wake-ups (the idle release of the weights' pages).
+  const double most = 2.0 * (idle_s / 0.050 + 4);
+  EXPECT_LE(static_cast<double>(naps), most) << naps << " naps in " << idle_s << " s idle";
+  eng.say("Good morning.");
+  ASSERT_TRUE(eng.wait_idle(100 * kTimeScale));
+  EXPECT_EQ(sink.audio().size(), 2 * first) << "the sentence after the idle second came out whole";
+}
+
 TEST(StreamEngine, BadOptionsAreClearErrors) {
   const Engine& e = engine();
   ASSERT_TRUE(e.synth) << e.error;
