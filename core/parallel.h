@@ -31,8 +31,9 @@ void parallel_ranges(int64_t total, int64_t min_chunk, int parts,
                      const std::function<void(int64_t begin, int64_t end)>& fn);
 
 // While one is alive (on any thread), the pool's workers wait up to 1 ms for the next job before they sleep,
-// instead of 100 us: for a stretch of many jobs on the way to first audio (the acoustic model), where a worker
-// that fell asleep in a short serial gap is woken through the hypervisor and loses its share of the next jobs.
+// instead of 100 us, and a caller waits as long for its job's last tasks: for a stretch of many jobs on the
+// way to first audio (the acoustic model), where a thread that fell asleep in a short gap is woken through
+// the hypervisor (~2 ms after an idle pause on this project's VMs) and its partner, meanwhile, falls asleep too.
 class DenseJobs {
  public:
   DenseJobs();
